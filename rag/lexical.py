@@ -1,0 +1,154 @@
+"""BM25 over the same chunks as the vector store (bm25s), persisted next to the index.
+
+Built from the chunk texts plus title, authors and venue, so names and exact terms are found even when
+the embedding misses them. Saved atomically (temp dir + rename) and memory-mapped on load, so a cold
+start does not rebuild it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "their",
+        "them",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "than",
+        "then",
+        "there",
+        "so",
+        "such",
+        "not",
+        "no",
+        "paper",
+        "papers",
+    ]
+)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase words and numbers ("213,000" -> "213000"), stopwords dropped, plurals folded."""
+    text = _DIGIT_COMMA.sub("", text.lower())
+    return [_stem(w) for w in _WORD.findall(text) if w not in STOPWORDS]
+
+
+class LexicalIndex:
+    def __init__(self, ids: list[str], model: bm25s.BM25, fingerprint: str) -> None:
+        self.ids = ids
+        self.fingerprint = fingerprint
+        self._model = model
+
+    @classmethod
+    def build(cls, ids: Sequence[str], texts: Sequence[str], fingerprint: str) -> LexicalIndex:
+        model = bm25s.BM25()
+        tokens = [tokenize(t) or ["\u2205"] for t in texts]  # an empty doc still needs a token
+        if tokens:
+            model.index(tokens, show_progress=False)
+        return cls(list(ids), model, fingerprint)
+
+    def save(self, directory: Path) -> None:
+        """Write to a sibling temp dir, then swap it in, so readers never see half a file set."""
+        tmp = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if self.ids:
+            self._model.save(str(tmp))
+        (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
+        old = directory.with_name(directory.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if directory.exists():
+            directory.rename(old)
+        tmp.rename(directory)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, directory: Path) -> LexicalIndex | None:
+        """The saved index, or None when there is none (or it is unreadable: the caller rebuilds)."""
+        try:
+            meta = json.loads((directory / "ids.json").read_text())
+            model = bm25s.BM25.load(str(directory), mmap=True) if meta["ids"] else bm25s.BM25()
+        except (OSError, ValueError, KeyError):
+            return None
+        return cls(meta["ids"], model, meta["fingerprint"])
+
+    def search(self, query: str, n: int) -> list[tuple[str, float]]:
+        """Top chunk ids with BM25 scores (> 0), best first."""
+        tokens = tokenize(query)
+        if not tokens or not self.ids:
+            return []
+        docs, scores = self._model.retrieve([tokens], k=min(n, len(self.ids)), show_progress=False, n_threads=1)
+        out = []
+        for doc, score in zip(np.asarray(docs)[0], np.asarray(scores)[0], strict=True):
+            if score > 0:
+                out.append((self.ids[int(doc)], float(score)))
+        return out

@@ -1,0 +1,62 @@
+"""Paper <-> chunk metadata as stored in the vector store (flat str/int values: Chroma has no null)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rag.types import Chunk, Paper
+
+AUTHOR_SEP = "; "
+
+
+def paper_metadata(paper: Paper) -> dict[str, str | int]:
+    meta: dict[str, str | int] = {"paper_id": paper.id, "title": paper.title}
+    if paper.authors:
+        meta["authors"] = AUTHOR_SEP.join(paper.authors)
+    if paper.year is not None:
+        meta["year"] = paper.year
+    for key in ("venue", "url", "code_url", "arxiv_id", "source"):
+        value = getattr(paper, key)
+        if value:
+            meta[key] = value
+    return meta
+
+
+def meta_hash(meta: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def chunk_metadata(paper: Paper, chunk: Chunk, whole_abstract: bool = False) -> dict[str, str | int]:
+    """Metadata of one chunk. The first chunk of a multi-chunk paper also carries the whole abstract,
+    so a paper page can show it without stitching overlapping windows."""
+    meta = paper_metadata(paper)
+    if whole_abstract and chunk.position == 0:
+        meta["abstract"] = paper.abstract
+    meta.update(position=chunk.position, num_tokens=chunk.num_tokens, hash=chunk.content_hash)
+    meta["meta_hash"] = meta_hash(meta)
+    return meta
+
+
+def paper_from_metadata(meta: Mapping[str, Any], abstract: str) -> Paper:
+    authors = str(meta.get("authors") or "")
+    year = meta.get("year")
+    return Paper(
+        id=str(meta["paper_id"]),
+        title=str(meta.get("title") or meta["paper_id"]),
+        abstract=abstract,
+        authors=tuple(a for a in authors.split(AUTHOR_SEP) if a),
+        year=int(year) if isinstance(year, int | float) else None,
+        venue=meta.get("venue") or None,
+        url=meta.get("url") or None,
+        code_url=meta.get("code_url") or None,
+        arxiv_id=meta.get("arxiv_id") or None,
+        source=str(meta.get("source") or ""),
+    )
+
+
+def lexical_text(meta: Mapping[str, Any], text: str) -> str:
+    """What BM25 indexes for a chunk: title, authors and venue are searchable too."""
+    return " ".join(str(meta.get(k, "")) for k in ("title", "authors", "venue", "arxiv_id")) + " " + text

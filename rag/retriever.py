@@ -1,0 +1,172 @@
+"""question -> list[Hit]: dense (Chroma) and lexical (BM25) candidates fused by reciprocal rank,
+filtered, one hit per paper, cut to k and to a token budget."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.embedding import Embedder, embedder_name, make_embedder
+from rag.errors import IndexMissingError, QuestionError
+from rag.indexer import dirty_marker, lexical_dir
+from rag.lexical import LexicalIndex
+from rag.records import lexical_text, paper_from_metadata
+from rag.settings import Settings
+from rag.store import StoredChunk, VectorStore
+from rag.types import Hit, Paper
+
+RRF_K = 60
+MODES = ("hybrid", "dense", "lexical")
+
+
+@dataclass(frozen=True)
+class Filters:
+    year_min: int | None = None
+    year_max: int | None = None
+    venue: str | None = None  # case-insensitive substring
+    author: str | None = None  # case-insensitive substring of any author
+
+    def where(self) -> dict[str, object] | None:
+        """The part Chroma can filter on itself."""
+        clauses: list[dict[str, object]] = []
+        if self.year_min is not None:
+            clauses.append({"year": {"$gte": self.year_min}})
+        if self.year_max is not None:
+            clauses.append({"year": {"$lte": self.year_max}})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+    def accepts(self, paper: Paper) -> bool:
+        if self.year_min is not None and (paper.year is None or paper.year < self.year_min):
+            return False
+        if self.year_max is not None and (paper.year is None or paper.year > self.year_max):
+            return False
+        if self.venue and self.venue.lower() not in (paper.venue or "").lower():
+            return False
+        return not (self.author and not any(self.author.lower() in a.lower() for a in paper.authors))
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None and v != "" for v in (self.year_min, self.year_max, self.venue, self.author))
+
+
+class Retriever:
+    """Opens the index once (vector store, BM25, embedder) and answers many searches."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None, store: VectorStore | None = None) -> None:
+        self.settings = settings
+        self.store = (store or VectorStore(settings)).open()
+        built_with = self.store.info.get("embedder")
+        wanted = embedder.name if embedder else embedder_name(settings)
+        if built_with != wanted:
+            raise IndexMissingError(
+                f"the index was built with embedder '{built_with}' but the settings use '{wanted}'; "
+                "run `rag index --rebuild` or change the embedder setting"
+            )
+        self._embedder = embedder
+        self.lexical = LexicalIndex.load(lexical_dir(settings)) or self._rebuild_lexical()
+        self.stale = dirty_marker(settings).exists()
+
+    def _rebuild_lexical(self) -> LexicalIndex:
+        """No BM25 files here (e.g. a new UI process in front of a Chroma server): rebuild from the store."""
+        ids: list[str] = []
+        texts: list[str] = []
+        metas = list(self.store.iter_metadata())
+        for start in range(0, len(metas), 1000):
+            page = self.store.get([cid for cid, _ in metas[start : start + 1000]])
+            ids.extend(c.id for c in page)
+            texts.extend(lexical_text(c.metadata, c.text) for c in page)
+        index = LexicalIndex.build(ids, texts, fingerprint="rebuilt-from-store")
+        index.save(lexical_dir(self.settings))
+        return index
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings)
+        return self._embedder
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        *,
+        filters: Filters | None = None,
+        mode: str = "hybrid",
+        token_budget: int | None = None,
+        per_paper: int = 1,
+    ) -> list[Hit]:
+        """The k best chunks for the query (one per paper by default), best first."""
+        query = query.strip()
+        if not query:
+            raise QuestionError("the query is empty")
+        k = self.settings.search_k if k is None else k
+        if not 1 <= k <= self.settings.max_k:
+            raise QuestionError(f"k must be between 1 and {self.settings.max_k}")
+        if mode not in MODES:
+            raise QuestionError(f"mode must be one of {', '.join(MODES)}")
+        filters = filters or Filters()
+        n = self.settings.candidates * (4 if filters.active else 1)
+        qvec = self.embedder.embed_batch([query])[0]
+
+        ranked: list[list[str]] = []
+        found: dict[str, StoredChunk] = {}
+        dense: dict[str, float] = {}
+        lexical: dict[str, float] = {}
+        if mode in ("hybrid", "dense"):
+            results = self.store.query(qvec, n, where=filters.where())
+            for c in results:
+                found[c.id] = c
+                dense[c.id] = 1.0 - (c.distance or 0.0)
+            ranked.append([c.id for c in results])
+        if mode in ("hybrid", "lexical"):
+            results_lex = self.lexical.search(query, n)
+            lexical = dict(results_lex)
+            missing = [cid for cid, _ in results_lex if cid not in found]
+            for c in self.store.get(missing, with_embeddings=True):
+                found[c.id] = c
+                if c.embedding is not None:
+                    dense[c.id] = sum(a * b for a, b in zip(c.embedding, qvec, strict=False))
+            ranked.append([cid for cid, _ in results_lex if cid in found])
+
+        fused: dict[str, float] = {}
+        for ranking in ranked:
+            for rank, cid in enumerate(ranking):
+                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        best = len(ranked) / (RRF_K + 1)
+        hits: list[Hit] = []
+        per: dict[str, int] = {}
+        used_tokens = 0
+        for cid in sorted(fused, key=lambda c: (-fused[c], c)):
+            chunk = found[cid]
+            paper = paper_from_metadata(chunk.metadata, str(chunk.metadata.get("abstract") or chunk.text))
+            if not filters.accepts(paper) or per.get(paper.id, 0) >= per_paper:
+                continue
+            tokens = int(chunk.metadata.get("num_tokens", 0) or 0)
+            if token_budget is not None and hits and used_tokens + tokens > token_budget:
+                break
+            per[paper.id] = per.get(paper.id, 0) + 1
+            used_tokens += tokens
+            hits.append(Hit(paper, cid, chunk.text, fused[cid] / best, dense.get(cid), lexical.get(cid), tokens))
+            if len(hits) >= k:
+                break
+        return hits
+
+    def paper(self, paper_id: str) -> Paper | None:
+        """One paper with its whole abstract, by id (never by path)."""
+        chunks = sorted(self.store.get_where({"paper_id": paper_id}), key=lambda c: int(c.metadata.get("position", 0)))
+        if not chunks:
+            return None
+        first = chunks[0].metadata
+        return paper_from_metadata(first, str(first.get("abstract") or chunks[0].text))
+
+
+def search(settings: Settings, query: str, k: int | None = None, **kwargs: object) -> list[Hit]:
+    """One-shot search (opens the index each call; hold a Retriever for many queries)."""
+    return Retriever(settings).search(query, k, **kwargs)  # type: ignore[arg-type]
+
+
+def top_relevance(hits: Sequence[Hit]) -> float:
+    """The best cosine similarity among the hits: the answer step's "anything relevant?" signal."""
+    return max((h.dense_score for h in hits if h.dense_score is not None), default=0.0)

@@ -1,0 +1,209 @@
+"""The vector store: the only module that imports chromadb.
+
+Embedded `PersistentClient` under the data directory by default, `HttpClient` when `chroma_url` points
+at a `chroma run` server. Vectors are always passed in (Chroma's own embedding function would try to
+download a model). The collection records which embedder built it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+import chromadb
+from chromadb.config import Settings as ChromaSettings
+
+from rag.errors import ConfigError, IndexMissingError, StoreUnavailableError
+from rag.settings import Settings
+
+Metadata = Mapping[str, str | int | float | bool]
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    id: str
+    text: str
+    metadata: Metadata
+    distance: float | None = None  # cosine distance to the query, when from a query
+    embedding: tuple[float, ...] | None = None
+
+
+def _client(settings: Settings) -> Any:
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_url:
+        url = urlparse(settings.chroma_url if "://" in settings.chroma_url else f"http://{settings.chroma_url}")
+        if not url.hostname:
+            raise ConfigError(f"chroma_url '{settings.chroma_url}' is not a URL like http://127.0.0.1:8000")
+        try:
+            return chromadb.HttpClient(
+                host=url.hostname, port=url.port or 8000, ssl=url.scheme == "https", settings=chroma_settings
+            )
+        except Exception as exc:  # chromadb raises plain ValueError/ConnectionError when unreachable
+            raise StoreUnavailableError(
+                f"cannot reach the Chroma server at {settings.chroma_url} ({type(exc).__name__}); is `chroma run` up?"
+            ) from None
+    path = settings.index_dir / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+
+
+class VectorStore:
+    """One Chroma collection of chunks. Every method translates Chroma failures into our errors."""
+
+    def __init__(self, settings: Settings, name: str | None = None) -> None:
+        self.where = settings.chroma_url or str(settings.index_dir / "chroma")
+        self.name = name or settings.collection
+        self._client = _client(settings)
+        self._collection: Any = None
+
+    # -- collection lifecycle -------------------------------------------------------------------
+    def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (ConnectionError, OSError) as exc:
+            raise StoreUnavailableError(
+                f"the vector store at {self.where} is unreachable ({exc.__class__.__name__})"
+            ) from None
+        except Exception as exc:
+            if "connect" in str(exc).lower() or type(exc).__name__ in {
+                "ConnectError",
+                "ReadTimeout",
+                "RemoteProtocolError",
+            }:
+                raise StoreUnavailableError(f"the vector store at {self.where} is unreachable") from None
+            raise
+
+    def exists(self) -> bool:
+        names = self._call(self._client.list_collections)
+        return any((getattr(c, "name", c)) == self.name for c in names)
+
+    def open(self) -> VectorStore:
+        """Open the existing collection; IndexMissingError when there is none."""
+        if self._collection is None:
+            if not self.exists():
+                raise IndexMissingError(f"no index '{self.name}' at {self.where}; run `rag index` first")
+            self._collection = self._call(self._client.get_collection, self.name, embedding_function=None)
+        return self
+
+    def create(self, embedder_name: str, dim: int, extra: Mapping[str, Any] | None = None) -> VectorStore:
+        """Create (or open) the collection, recording the embedder that fills it."""
+        meta = {"embedder": embedder_name, "dim": dim, **(extra or {})}
+        self._collection = self._call(
+            self._client.get_or_create_collection,
+            self.name,
+            embedding_function=None,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata=meta,
+        )
+        return self
+
+    @property
+    def info(self) -> dict[str, Any]:
+        self.open()
+        return dict(self._collection.metadata or {})
+
+    def drop(self) -> None:
+        if self.exists():
+            self._call(self._client.delete_collection, self.name)
+        self._collection = None
+
+    def rename(self, new_name: str) -> None:
+        self.open()
+        self._call(self._collection.modify, name=new_name)
+        self.name = new_name
+
+    def max_batch_size(self) -> int:
+        try:
+            return int(self._client.get_max_batch_size())
+        except Exception:
+            return 1000
+
+    # -- writes ---------------------------------------------------------------------------------
+    def upsert(
+        self,
+        ids: Sequence[str],
+        embeddings: Sequence[Sequence[float]],
+        texts: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        self.open()
+        step = self.max_batch_size()
+        for i in range(0, len(ids), step):
+            self._call(
+                self._collection.upsert,
+                ids=list(ids[i : i + step]),
+                embeddings=[list(e) for e in embeddings[i : i + step]],
+                documents=list(texts[i : i + step]),
+                metadatas=[dict(m) for m in metadatas[i : i + step]],
+            )
+
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        self.open()
+        step = self.max_batch_size()
+        for i in range(0, len(ids), step):
+            self._call(
+                self._collection.update,
+                ids=list(ids[i : i + step]),
+                metadatas=[dict(m) for m in metadatas[i : i + step]],
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self.open()
+        step = self.max_batch_size()
+        for i in range(0, len(ids), step):
+            self._call(self._collection.delete, ids=list(ids[i : i + step]))
+
+    # -- reads ----------------------------------------------------------------------------------
+    def count(self) -> int:
+        self.open()
+        return int(self._call(self._collection.count))
+
+    def iter_metadata(self, page: int = 5000) -> Iterator[tuple[str, Metadata]]:
+        """Every chunk id with its metadata, page by page (no documents, no vectors)."""
+        self.open()
+        offset = 0
+        while True:
+            got = self._call(self._collection.get, include=["metadatas"], limit=page, offset=offset)
+            if not got["ids"]:
+                return
+            yield from zip(got["ids"], got["metadatas"], strict=True)
+            offset += len(got["ids"])
+
+    def get(self, ids: Sequence[str], with_embeddings: bool = False) -> list[StoredChunk]:
+        """Chunks by id, in the order asked; ids not in the store are left out."""
+        if not ids:
+            return []
+        self.open()
+        include = ["documents", "metadatas"] + (["embeddings"] if with_embeddings else [])
+        got = self._call(self._collection.get, ids=list(ids), include=include)
+        embeddings = got.get("embeddings")
+        by_id = {}
+        for n, cid in enumerate(got["ids"]):
+            emb = tuple(float(x) for x in embeddings[n]) if with_embeddings and embeddings is not None else None
+            by_id[cid] = StoredChunk(cid, got["documents"][n], got["metadatas"][n], None, emb)
+        return [by_id[i] for i in ids if i in by_id]
+
+    def get_where(self, where: Mapping[str, Any], limit: int = 100) -> list[StoredChunk]:
+        self.open()
+        got = self._call(self._collection.get, where=dict(where), include=["documents", "metadatas"], limit=limit)
+        return [StoredChunk(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
+
+    def query(self, vector: Sequence[float], n: int, where: Mapping[str, Any] | None = None) -> list[StoredChunk]:
+        """Nearest chunks by cosine distance, best first."""
+        self.open()
+        n = min(n, max(1, self.count()))
+        got = self._call(
+            self._collection.query,
+            query_embeddings=[list(vector)],
+            n_results=n,
+            where=dict(where) if where else None,
+            include=["documents", "metadatas", "distances"],
+        )
+        return [
+            StoredChunk(i, d, m, float(dist))
+            for i, d, m, dist in zip(
+                got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0], strict=True
+            )
+        ]

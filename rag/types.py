@@ -1,0 +1,115 @@
+"""The small typed values that flow through the pipeline. No logic lives here.
+
+papers -> chunks -> vectors -> hits -> prompt -> completion -> Answer
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper: its abstract and whatever metadata the source gave."""
+
+    id: str
+    title: str
+    abstract: str
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
+    url: str | None = None
+    code_url: str | None = None
+    arxiv_id: str | None = None
+    source: str = ""  # file the paper was read from, for error messages
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A token window of one paper's abstract, the unit that is embedded and searched."""
+
+    id: str  # "<paper_id>:<position>"
+    paper_id: str
+    position: int
+    text: str  # the abstract window shown to readers and to the LLM
+    num_tokens: int
+    content_hash: str  # hash of everything that goes into the embedding
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with the paper it belongs to and how it scored."""
+
+    paper: Paper
+    chunk_id: str
+    text: str
+    score: float  # fused relevance in [0, 1]; higher is better
+    dense_score: float | None = None  # cosine similarity, when the dense search found it
+    lexical_score: float | None = None  # BM25 score, when the lexical search found it
+    num_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered reference in an answer. Built from index metadata, never from model text."""
+
+    n: int
+    paper_id: str
+    title: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What `rag.ask` returns: the text, what it cites, and how it was made."""
+
+    question: str  # as the user asked it
+    standalone_question: str  # after follow-up rewriting (same as question when no history)
+    text: str
+    citations: tuple[Citation, ...]
+    sources: tuple[Hit, ...]
+    abstained: bool
+    unsupported: tuple[str, ...]  # sentences no cited source supports
+    backend: str
+    model: str
+    prompt: str  # "<prompt name>@<sha256 prefix>"
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    removed_citations: int = 0  # markers that pointed at no retrieved source
+    complete: bool = True  # False when the stream broke off
+    checked_sentences: int = 0  # answer sentences the support check judged
+    notes: tuple[str, ...] = ()  # e.g. "fell back to extractive: no supported sentence"
+    mode: str = "answer"  # "answer" or "summary"
+
+
+@dataclass(frozen=True)
+class SourcesEvent:
+    """First event of a streamed answer: what was retrieved, before any text."""
+
+    standalone_question: str
+    hits: tuple[Hit, ...]
+    mode: str
+    backend: str
+
+
+@dataclass(frozen=True)
+class DeltaEvent:
+    """A piece of answer text as it streams (not yet verified)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    """Last event: the verified answer."""
+
+    answer: Answer
+
+
+Event = SourcesEvent | DeltaEvent | AnswerEvent

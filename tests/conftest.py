@@ -1,0 +1,67 @@
+"""Shared fixtures. Every test gets its own data directory: no test touches a user's index."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rag.settings import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """RAG_HOME points at tmp_path; endpoint variables from the developer's shell are ignored."""
+    monkeypatch.setenv("RAG_HOME", str(tmp_path / "rag-home"))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RAG_CONFIG", "RAG_PRESET", "RAG_LLM", "RAG_CHROMA_URL"):
+        monkeypatch.delenv(var, raising=False)
+    yield
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return load_settings(home=tmp_path / "rag-home", env={})
+
+
+@pytest.fixture(scope="session")
+def bundled_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """An index of the bundled corpus built once per test session with the real local embedder.
+    Tests must not write to it (use `settings` + build_index for that)."""
+    from rag.indexer import build_index
+
+    home = tmp_path_factory.mktemp("bundled") / "rag-home"
+    s = load_settings(home=home, env={})
+    build_index(s)
+    return s
+
+
+@pytest.fixture(scope="session")
+def assistant(bundled_settings: Settings) -> Iterator[object]:
+    """A shared extractive Assistant over the bundled index (model loaded once)."""
+    from rag.answer import Assistant
+
+    a = Assistant(bundled_settings.replace(llm="extractive"))
+    yield a
+    a.close()
+
+
+@pytest.fixture(scope="session")
+def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a live `chroma run` server: CI's (RAG_TEST_CHROMA_URL) or one started for this session."""
+    given = os.environ.get("RAG_TEST_CHROMA_URL")
+    if given:
+        yield given
+        return
+    from tests.chroma_server import ChromaServer
+
+    server = ChromaServer(tmp_path_factory.mktemp("chroma") / "data").start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

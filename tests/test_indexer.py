@@ -1,0 +1,127 @@
+"""Incremental indexing: unchanged text is never re-embedded; changes and removals are applied exactly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from rag.errors import CorpusError, IndexMissingError
+from rag.fakes import HashEmbedder
+from rag.indexer import build_index, dirty_marker, lexical_dir
+from rag.retriever import Retriever
+from rag.settings import BUNDLED_CORPUS, Settings
+from rag.store import VectorStore
+
+
+class CountingEmbedder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.texts: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return super().embed_batch(texts)
+
+
+def _corpus(path: Path, papers: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(p) + "\n" for p in papers))
+    return path
+
+
+def _bundled() -> list[dict]:
+    return [json.loads(line) for line in BUNDLED_CORPUS.read_text().splitlines()]
+
+
+def test_reindex_of_unchanged_corpus_embeds_nothing(settings: Settings):
+    emb = CountingEmbedder()
+    first = build_index(settings, embedder=emb)
+    assert (first.papers, first.chunks, first.embedded, first.skipped, first.removed) == (19, 19, 19, 0, 0)
+    assert len(emb.texts) == 19
+    again = build_index(settings, embedder=emb)
+    assert (again.embedded, again.skipped, again.removed) == (0, 19, 0)
+    assert len(emb.texts) == 19
+    assert "19 papers" in again.line() and "0 embedded" in again.line()
+
+
+def test_changed_abstract_is_reembedded_alone_and_removed_paper_leaves(settings: Settings, tmp_path: Path):
+    emb = CountingEmbedder()
+    papers = _bundled()
+    build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
+    papers[4]["abstract"] += " A new closing sentence about sparse autoencoders."
+    papers[7]["url"] = "https://example.org/new-url"  # metadata only: no embedding
+    del papers[18]
+    report = build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
+    assert (report.papers, report.embedded, report.removed, report.metadata_updated) == (18, 1, 1, 1)
+    assert emb.texts[-1].endswith("sparse autoencoders.")
+    store = VectorStore(settings).open()
+    assert store.count() == 18
+    assert store.get(["icml2025-07:0"])[0].metadata["url"] == "https://example.org/new-url"
+    assert store.get(["icml2025-18:0"]) == []
+    retriever = Retriever(settings, embedder=emb)
+    assert "icml2025-18:0" not in retriever.lexical.ids and len(retriever.lexical.ids) == 18
+
+
+def test_bad_corpus_stops_before_anything_is_written(settings: Settings, tmp_path: Path):
+    emb = CountingEmbedder()
+    build_index(settings, embedder=emb)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(_bundled()[0]) + "\n{broken\n")
+    with pytest.raises(CorpusError, match=r"bad.jsonl:2"):
+        build_index(settings, [bad], embedder=emb)
+    assert VectorStore(settings).open().count() == 19
+    assert not dirty_marker(settings).exists()
+
+
+def test_skip_mode_indexes_the_good_records(settings: Settings, tmp_path: Path):
+    bad = tmp_path / "mixed.jsonl"
+    bad.write_text(json.dumps(_bundled()[0]) + "\n{broken\n" + json.dumps(_bundled()[1]) + "\n")
+    warnings: list[str] = []
+    report = build_index(settings, [bad], embedder=CountingEmbedder(), on_error="skip", warn=warnings.append)
+    assert report.papers == 2 and any("mixed.jsonl:2" in w for w in warnings)
+
+
+def test_other_embedder_is_refused_until_rebuild(settings: Settings):
+    build_index(settings, embedder=CountingEmbedder())
+    with pytest.raises(IndexMissingError, match="--rebuild"):
+        build_index(settings, embedder=HashEmbedder(dim=32))
+    with pytest.raises(IndexMissingError, match="hash-64"):
+        Retriever(settings, embedder=HashEmbedder(dim=32))
+    report = build_index(settings, embedder=HashEmbedder(dim=32), rebuild=True)
+    assert report.embedded == 19
+    assert VectorStore(settings).open().info["embedder"] == "hash-32"
+    assert [c.name for c in VectorStore(settings)._client.list_collections()] == [settings.collection]
+
+
+def test_interrupted_run_keeps_previous_index_and_rerun_completes(settings: Settings, tmp_path: Path):
+    emb = CountingEmbedder()
+    papers = _bundled()
+    build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
+    for p in papers:
+        p["abstract"] += " Revised."
+
+    class Crash(Exception):
+        pass
+
+    def crash_after_first_batch(done: int, total: int) -> None:
+        raise Crash
+
+    with pytest.raises(Crash):
+        build_index(
+            settings.replace(embed_batch_size=5),
+            [_corpus(tmp_path / "c.jsonl", papers)],
+            embedder=emb,
+            progress=crash_after_first_batch,
+        )
+    assert dirty_marker(settings).exists()
+    retriever = Retriever(settings, embedder=emb)
+    assert retriever.stale
+    assert retriever.search("Alberta oil and gas wells satellite", 1)[0].paper.id == "icml2025-00"
+    assert VectorStore(settings).open().count() == 19
+    report = build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
+    assert report.embedded == 14 and report.skipped == 5  # the finished batch is not redone
+    assert not dirty_marker(settings).exists()
+    assert VectorStore(settings).open().count() == 19
+    assert (lexical_dir(settings) / "ids.json").exists()
