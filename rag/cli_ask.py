@@ -1,0 +1,84 @@
+"""`rag ask`: stream an answer to the terminal, then its verified citations (or one JSON object)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rag.answer import Assistant
+from rag.retriever import Filters
+from rag.settings import Settings
+from rag.types import Answer, AnswerEvent, DeltaEvent
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    return {
+        "answer": answer.text,
+        "citations": [{"n": c.n, "paper_id": c.paper_id, "title": c.title, "url": c.url} for c in answer.citations],
+        "sources": [
+            {
+                "n": n,
+                "paper_id": h.paper.id,
+                "title": h.paper.title,
+                "url": h.paper.url,
+                "score": round(h.score, 4),
+                "relevance": None if h.dense_score is None else round(h.dense_score, 4),
+            }
+            for n, h in enumerate(answer.sources, 1)
+        ],
+        "abstained": answer.abstained,
+        "unsupported": list(answer.unsupported),
+        "removed_citations": answer.removed_citations,
+        "complete": answer.complete,
+        "mode": answer.mode,
+        "standalone_question": answer.standalone_question,
+        "backend": answer.backend,
+        "model": answer.model,
+        "prompt": answer.prompt,
+        "usage": {"prompt_tokens": answer.usage.prompt_tokens, "completion_tokens": answer.usage.completion_tokens},
+        "latency_s": round(answer.latency_s, 3),
+        "notes": list(answer.notes),
+    }
+
+
+def print_answer_footer(answer: Answer, streamed: str) -> None:
+    if answer.text.strip() != streamed.strip():
+        print("\n\nVerified answer:\n" + answer.text)
+    if not answer.complete:
+        print("\n[incomplete: the model's answer was cut off]")
+    if answer.unsupported:
+        print("\nNot supported by the cited sources (treat with care):")
+        for sentence in answer.unsupported:
+            print(f"  ! {sentence}")
+    if answer.abstained and answer.sources:
+        print("\nClosest papers:")
+        for n, h in enumerate(answer.sources, 1):
+            print(f"  [{n}] {h.paper.title}" + (f"  {h.paper.url}" if h.paper.url else ""))
+    elif answer.citations:
+        print("\nSources:")
+        for c in answer.citations:
+            print(f"  [{c.n}] {c.title}" + (f"  {c.url}" if c.url else ""))
+    for note in answer.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"\n({answer.backend}: {answer.model}, {answer.latency_s:.2f}s)")
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings, filters: Filters) -> int:
+    assistant = Assistant(settings)
+    try:
+        kwargs: dict[str, Any] = {"k": args.k, "filters": filters, "summary": True if args.summary else None}
+        if args.json:
+            print(json.dumps(answer_json(assistant.ask(args.question, **kwargs)), ensure_ascii=False, indent=2))
+            return 0
+        streamed: list[str] = []
+        for event in assistant.ask_stream(args.question, **kwargs):
+            if isinstance(event, DeltaEvent):
+                streamed.append(event.text)
+                print(event.text, end="", flush=True)
+            elif isinstance(event, AnswerEvent):
+                print_answer_footer(event.answer, "".join(streamed))
+        return 0
+    finally:
+        assistant.close()

@@ -1,0 +1,119 @@
+"""The no-LLM backend: answers made of the retrieved abstracts' own sentences, each with its citation.
+
+Deterministic and grounded by construction. Sentences are ranked by embedding similarity to the question
+plus word overlap; questions that ask for a quantity only take sentences that state one; questions about
+authors, code or links are answered from the index metadata. When nothing scores well enough the answer
+is the fixed refusal sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.chunking import split_sentences
+from rag.citations import REFUSAL
+from rag.grounding import SentenceVectors
+from rag.lexical import tokenize
+from rag.types import Hit
+
+_QUANTITY = re.compile(
+    r"\bhow (many|much|large|big|long|fast|often)\b|\bwhat (percentage|fraction|number|proportion|share|size)\b"
+    r"|\bby how much\b|\bhow .* (improve|reduce|save)",
+    re.IGNORECASE,
+)
+_AUTHORS = re.compile(
+    r"\bwho\b.*\b(wrote|write|authored|authors?|behind|created)\b|\b(list|name|names of) the authors\b|\bwritten by\b"
+    r"|\bwho are the authors\b|\bauthor list\b",
+    re.IGNORECASE,
+)
+_CODE = re.compile(r"\b(code|github|repository|repo)\b", re.IGNORECASE)
+_LINK = re.compile(r"\b(arxiv|link|url|where can i (read|find))\b", re.IGNORECASE)
+_CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
+
+
+@dataclass(frozen=True)
+class Scored:
+    n: int  # source number
+    position: int
+    text: str
+    score: float
+
+
+class Extractive:
+    name = "extractive"
+
+    def __init__(self, vectors: SentenceVectors, min_score: float = 0.35, max_sentences: int = 3) -> None:
+        self.vectors = vectors
+        self.min_score = min_score
+        self.max_sentences = max_sentences
+
+    def _score(self, question: str, hits: Sequence[Hit]) -> list[Scored]:
+        candidates = [(n, i, s) for n, h in enumerate(hits, 1) for i, s in enumerate(split_sentences(h.text))]
+        if not candidates:
+            return []
+        vecs = self.vectors([question] + [s for _, _, s in candidates])
+        sims = vecs[1:] @ vecs[0]
+        qwords = set(tokenize(question))
+        out = []
+        for (n, i, s), sim in zip(candidates, sims, strict=True):
+            overlap = len(qwords & set(tokenize(s))) / len(qwords) if qwords else 0.0
+            out.append(Scored(n, i, s, float(sim) + 0.3 * overlap + 0.05 * hits[n - 1].score))
+        return sorted(out, key=lambda c: -c.score)
+
+    def answer(self, question: str, hits: Sequence[Hit]) -> str:
+        if not hits:
+            return REFUSAL
+        meta = self._metadata_answer(question, hits)
+        if meta:
+            return meta
+        scored = self._score(question, hits)
+        if _QUANTITY.search(question):
+            scored = [c for c in scored if re.search(r"\d", c.text)]
+        if not scored or scored[0].score < self.min_score:
+            return REFUSAL
+        chosen: list[Scored] = []
+        per_paper: dict[int, int] = {}
+        for c in scored:
+            if len(chosen) >= self.max_sentences or c.score < 0.85 * scored[0].score:
+                break
+            if per_paper.get(c.n, 0) < 2:
+                chosen.append(c)
+                per_paper[c.n] = per_paper.get(c.n, 0) + 1
+        chosen.sort(key=lambda c: (c.n, c.position))  # read paper by paper, in the abstract's order
+        return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in chosen)
+
+    def summary(self, question: str, hits: Sequence[Hit], min_relevance: float) -> str:
+        """One line per relevant paper: its most on-topic contribution sentence, cited."""
+        top = max((h.dense_score or 0.0) for h in hits) if hits else 0.0
+        keep = [(n, h) for n, h in enumerate(hits, 1) if (h.dense_score or 0.0) >= max(min_relevance, top - 0.2)]
+        if not keep:
+            return REFUSAL
+        lines = [f"{len(keep)} relevant paper{'s' if len(keep) > 1 else ''}:"]
+        for n, h in keep:
+            sentences = split_sentences(h.text)
+            vecs = self.vectors([question, *sentences])
+            sims = vecs[1:] @ vecs[0]
+            bonus = np.array([0.15 if _CONTRIBUTION.search(s) else 0.0 for s in sentences])
+            best = sentences[int(np.argmax(sims + bonus))]
+            lines.append(f"- {h.paper.title}: {best.rstrip()} [{n}]")
+        return "\n".join(lines)
+
+    def _metadata_answer(self, question: str, hits: Sequence[Hit]) -> str | None:
+        """Authors, code and links come from the index metadata of the best-matching paper."""
+        wants = [kind for kind, rx in (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK)) if rx.search(question)]
+        if not wants:
+            return None
+        p = hits[0].paper
+        parts = []
+        if "authors" in wants and p.authors:
+            parts.append(f"{p.title} is by {', '.join(p.authors)} [1].")
+        if "code" in wants and p.code_url:
+            parts.append(f"The code for {p.title} is at {p.code_url} [1].")
+        if "link" in wants and (p.url or p.arxiv_id):
+            arxiv = f"arXiv {p.arxiv_id}, " if p.arxiv_id else ""
+            parts.append(f"{p.title} is available at {arxiv}{p.url or ''} [1].".replace(", [1]", " [1]"))
+        return " ".join(parts) if parts else REFUSAL

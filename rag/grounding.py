@@ -1,0 +1,223 @@
+"""Is a sentence supported by the sources it cites? Does the question ask for something no source has?
+
+No NLI model ships in any package here, so support is judged from what is: exact containment, numbers
+(every number in a claim must appear in a cited source), content-word overlap, and sentence-level
+embedding similarity with the same local embedder the index uses.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag.chunking import split_sentences
+from rag.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
+from rag.embedding import Embedder
+from rag.lexical import tokenize
+from rag.types import Hit
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_KEY_TERM = re.compile(r"\"([^\"]{3,60})\"|\b([A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Za-z]+-?\d[\w.-]*|\d[\d,.]*%?)")
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
+
+
+def source_text(hit: Hit) -> str:
+    """Everything a citation of this hit can be supported by: the passage and the paper's metadata."""
+    p = hit.paper
+    meta = [
+        p.title,
+        "; ".join(p.authors),
+        p.venue or "",
+        str(p.year or ""),
+        p.url or "",
+        p.code_url or "",
+        p.arxiv_id or "",
+    ]
+    return "\n".join(x for x in meta if x) + "\n" + hit.text
+
+
+def numbers_in(text: str) -> set[str]:
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+
+
+def key_terms(question: str) -> list[str]:
+    """Specific names and numbers in a question: acronyms, mixed-case names, alphanumerics, quoted phrases."""
+    terms = []
+    for quoted, word in _KEY_TERM.findall(question):
+        term = (quoted or word).strip()
+        if term and term not in terms:
+            terms.append(term)
+    return terms
+
+
+def missing_key_terms(question: str, hits: Sequence[Hit]) -> list[str]:
+    """Key terms of the question that appear in none of the retrieved sources."""
+    haystack = " ".join(source_text(h) for h in hits).lower()
+    plain = haystack.replace(",", "")
+    missing = []
+    for term in key_terms(question):
+        t = term.lower().rstrip("%")
+        if t not in haystack and t.replace(",", "") not in plain:
+            missing.append(term)
+    return missing
+
+
+_FOCUS = re.compile(r"\b(?:what|which)\s+(?:kinds? of |types? of |sorts? of )?([a-z][a-z-]+)", re.IGNORECASE)
+GENERIC_FOCUS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+        "has",
+        "have",
+        "had",
+        "about",
+        "of",
+        "the",
+        "a",
+        "an",
+        "paper",
+        "papers",
+        "work",
+        "works",
+        "study",
+        "studies",
+        "method",
+        "methods",
+        "approach",
+        "approaches",
+        "technique",
+        "techniques",
+        "idea",
+        "ideas",
+        "way",
+        "ways",
+        "kind",
+        "type",
+        "result",
+        "results",
+        "finding",
+        "findings",
+        "thing",
+        "things",
+        "problem",
+        "problems",
+        "issue",
+        "issues",
+        "challenge",
+        "challenges",
+        "contribution",
+        "contributions",
+        "goal",
+        "goals",
+        "task",
+        "tasks",
+        "main",
+        "key",
+        "new",
+        "other",
+        "specific",
+        "exactly",
+        "role",
+        "aspect",
+        "aspects",
+        "part",
+        "parts",
+    ]
+)
+
+
+def missing_focus(question: str, hits: Sequence[Hit]) -> str | None:
+    """The head noun of a what/which question ("what *university*", "which *GPU*") when no retrieved source
+    mentions it: the sources cannot say which one."""
+    m = _FOCUS.search(question)
+    if not m or m.group(1).lower() in GENERIC_FOCUS:
+        return None
+    words = tokenize(m.group(1))
+    if not words:
+        return None
+    present = set(tokenize(" ".join(source_text(h) for h in hits)))
+    return None if words[0] in present else m.group(1)
+
+
+class SentenceVectors:
+    """Embeds sentences with a small LRU cache: sources recur across questions in a session."""
+
+    def __init__(self, embedder: Embedder, size: int = 20_000) -> None:
+        self.embedder = embedder
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()  # the UI answers several sessions at once
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, getattr(self.embedder, "dim", 1)), dtype=np.float32)
+        with self._lock:
+            todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        fresh = dict(zip(todo, self.embedder.embed_batch(todo), strict=True)) if todo else {}
+        with self._lock:
+            for t, v in fresh.items():
+                self._cache[t] = np.asarray(v, dtype=np.float32)
+            out = np.stack([self._cache[t] if t in self._cache else np.asarray(fresh[t]) for t in texts])
+            for t in texts:
+                if t in self._cache:
+                    self._cache.move_to_end(t)
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return out.astype(np.float32)
+
+
+class SupportChecker:
+    def __init__(self, vectors: SentenceVectors, threshold: float = 0.55, overlap: float = 0.6) -> None:
+        self.vectors = vectors
+        self.threshold = threshold
+        self.overlap = overlap
+
+    def supported(self, claim: str, cited: Sequence[Hit]) -> bool:
+        """True when the cited sources back the claim (markers already stripped)."""
+        claim = _BULLET.sub("", claim).strip().strip("*").strip()
+        if not claim or not cited:
+            return False
+        sources = [source_text(h) for h in cited]
+        joined = " ".join(sources)
+        if _norm(claim) in _norm(joined):
+            return True
+        if not numbers_in(claim) <= numbers_in(joined):
+            return False  # a number no cited source gives: invented
+        words = set(tokenize(claim))
+        if words and len(words & set(tokenize(joined))) / len(words) >= self.overlap:
+            return True
+        sentences = [s for src in sources for s in split_sentences(src.replace("\n", ". "))]
+        if not sentences:
+            return False
+        vecs = self.vectors([claim, *sentences])
+        return float(np.max(vecs[1:] @ vecs[0])) >= self.threshold
+
+    def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:
+        """Sentences of the answer that no cited, retrieved source supports; and how many were checked."""
+        bad: list[str] = []
+        checked = 0
+        for sentence in answer_sentences(answer):
+            if REFUSAL in sentence:
+                continue
+            checked += 1
+            cited = [hits[n - 1] for n in parse_markers(sentence) if 1 <= n <= len(hits)]
+            if not self.supported(strip_markers(sentence), cited):
+                bad.append(sentence)
+        return bad, checked
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text.lower())).strip()
