@@ -17,7 +17,7 @@ from rag.chat import ChatModel, Message, StreamInterrupted
 from rag.citations import REFUSAL, citations_for, clean_markers, format_sources, parse_markers
 from rag.embedding import Embedder
 from rag.errors import LLMError, QuestionError
-from rag.extractive import Extractive
+from rag.extractive import Extractive, metadata_intent
 from rag.followup import condense
 from rag.grounding import SentenceVectors, SupportChecker, key_terms, missing_focus, missing_key_terms
 from rag.prompts import load_prompt, prompt_id
@@ -175,7 +175,7 @@ class Assistant:
             return f"nothing relevant was found (best similarity {best:.2f} < {self.settings.min_relevance:.2f})"
         if mode == "summary":
             return None
-        focus = missing_focus(question, hits)
+        focus = None if metadata_intent(question) else missing_focus(question, hits)
         if focus:
             return f"no retrieved paper mentions any {focus!r}"
         return None

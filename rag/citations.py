@@ -68,8 +68,12 @@ def _is_heading(line: str) -> bool:
     return line.startswith("#") or line.endswith(":") or (line.startswith("**") and line.rstrip(":").endswith("**"))
 
 
-def answer_sentences(text: str) -> list[str]:
-    """Sentences (and bullet lines) of an answer, markers kept: the units the support check judges."""
+def answer_sentences(text: str, keep_whole: Sequence[str] = ()) -> list[str]:
+    """Sentences (and bullet lines) of an answer, markers kept: the units the support check judges.
+    Phrases in `keep_whole` (paper titles such as "How Contaminated Is Your Benchmark? ...") are never split."""
+    protected = {f"\x00{i}\x00": t for i, t in enumerate(keep_whole) if re.search(r"[.!?]\s", t)}
+    for key, title in protected.items():
+        text = text.replace(title, key)
     out: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -81,6 +85,8 @@ def answer_sentences(text: str) -> list[str]:
         # a marker placed after the full stop belongs to the sentence before it
         line = re.sub(r"([.!?])\s*((?:\[\d[^\]]*\])+)", r" \2\1", line)
         out.extend(split_sentences(line))
+    for key, title in protected.items():
+        out = [sentence.replace(key, title) for sentence in out]
     return out
 
 

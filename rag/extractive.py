@@ -30,9 +30,30 @@ _AUTHORS = re.compile(
     r"|\bwho are the authors\b|\bauthor list\b",
     re.IGNORECASE,
 )
-_CODE = re.compile(r"\b(code|github|repository|repo)\b", re.IGNORECASE)
-_LINK = re.compile(r"\b(arxiv|link|url|where can i (read|find))\b", re.IGNORECASE)
+_CODE = re.compile(
+    r"\b(github|source code|code (repository|repo|link|url|release))\b|\brepository for\b"
+    r"|\b(where|is there|link|url|available|released?|find)\b.*\bcode\b|\bcode\b.*\b(available|released?|public)\b",
+    re.IGNORECASE,
+)
+_LINK = re.compile(
+    r"\barxiv (id|link|number|identifier)\b|\b(link|url) (to|of|for) (the|this|that)\b|\bwhere can i (read|find)\b"
+    r"|\bwhat (link|url)\b|\b(link|url) (is|are) (available|there)\b",
+    re.IGNORECASE,
+)
+_MULTI = re.compile(
+    r"\b(compare|comparison|contrast|versus|vs\.?|both|each|which papers|what papers|papers that)\b", re.I
+)
+_NUMBER_WORD = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?"
+    r"|thousands?|millions?|billions?|tens|dozens?|twice|double|half|percent)\b",
+    re.IGNORECASE,
+)
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
+
+
+def metadata_intent(question: str) -> list[str]:
+    """Which bibliographic facts the question asks for: "authors", "code", "link" (or none)."""
+    return [kind for kind, rx in (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK)) if rx.search(question)]
 
 
 @dataclass(frozen=True)
@@ -61,7 +82,8 @@ class Extractive:
         out = []
         for (n, i, s), sim in zip(candidates, sims, strict=True):
             overlap = len(qwords & set(tokenize(s))) / len(qwords) if qwords else 0.0
-            out.append(Scored(n, i, s, float(sim) + 0.3 * overlap + 0.05 * hits[n - 1].score))
+            prior = 0.3 * (hits[n - 1].dense_score or 0.0)  # sentences of the most relevant paper come first
+            out.append(Scored(n, i, s, float(sim) + 0.3 * overlap + prior))
         return sorted(out, key=lambda c: -c.score)
 
     def answer(self, question: str, hits: Sequence[Hit]) -> str:
@@ -72,19 +94,33 @@ class Extractive:
             return meta
         scored = self._score(question, hits)
         if _QUANTITY.search(question):
-            scored = [c for c in scored if re.search(r"\d", c.text)]
+            scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
         if not scored or scored[0].score < self.min_score:
             return REFUSAL
+        if _MULTI.search(question):
+            return self._per_paper(scored, hits)
         chosen: list[Scored] = []
         per_paper: dict[int, int] = {}
+        top = scored[0]
         for c in scored:
-            if len(chosen) >= self.max_sentences or c.score < 0.85 * scored[0].score:
+            if len(chosen) >= self.max_sentences or c.score < 0.85 * top.score:
                 break
+            if c.n != top.n and c.score < 0.92 * top.score:
+                continue  # another paper joins only when it is about as relevant
             if per_paper.get(c.n, 0) < 2:
                 chosen.append(c)
                 per_paper[c.n] = per_paper.get(c.n, 0) + 1
         chosen.sort(key=lambda c: (c.n, c.position))  # read paper by paper, in the abstract's order
         return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in chosen)
+
+    def _per_paper(self, scored: list[Scored], hits: Sequence[Hit], max_papers: int = 4) -> str:
+        """For questions about several papers: the best sentence of each paper about as relevant as the best one."""
+        best = max((h.dense_score or 0.0) for h in hits)
+        picked: dict[int, Scored] = {}
+        for c in scored:
+            if c.n not in picked and (hits[c.n - 1].dense_score or 0.0) >= 0.75 * best and len(picked) < max_papers:
+                picked[c.n] = c
+        return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in sorted(picked.values(), key=lambda c: c.n))
 
     def summary(self, question: str, hits: Sequence[Hit], min_relevance: float) -> str:
         """One line per relevant paper: its most on-topic contribution sentence, cited."""
@@ -104,13 +140,14 @@ class Extractive:
 
     def _metadata_answer(self, question: str, hits: Sequence[Hit]) -> str | None:
         """Authors, code and links come from the index metadata of the best-matching paper."""
-        wants = [kind for kind, rx in (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK)) if rx.search(question)]
+        wants = metadata_intent(question)
         if not wants:
             return None
         p = hits[0].paper
         parts = []
         if "authors" in wants and p.authors:
-            parts.append(f"{p.title} is by {', '.join(p.authors)} [1].")
+            where = ", ".join(str(x) for x in (p.venue, p.year) if x)
+            parts.append(f"{p.title}{f' ({where})' if where else ''} is by {', '.join(p.authors)} [1].")
         if "code" in wants and p.code_url:
             parts.append(f"The code for {p.title} is at {p.code_url} [1].")
         if "link" in wants and (p.url or p.arxiv_id):

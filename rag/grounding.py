@@ -17,7 +17,7 @@ import numpy as np
 from rag.chunking import split_sentences
 from rag.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
 from rag.embedding import Embedder
-from rag.lexical import tokenize
+from rag.lexical import STOPWORDS, tokenize
 from rag.types import Hit
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -55,7 +55,11 @@ def key_terms(question: str) -> list[str]:
 
 
 def missing_key_terms(question: str, hits: Sequence[Hit]) -> list[str]:
-    """Key terms of the question that appear in none of the retrieved sources."""
+    """Key terms of what the question asks (not of planted instructions before it, and not of a "why"
+    question's premise) that appear in none of the retrieved sources."""
+    question = asked_clause(question)
+    if re.match(r"\s*(why|how come)\b", question, re.IGNORECASE):
+        return []  # a premise is for the answer to confirm or correct, not a reason to refuse
     haystack = " ".join(source_text(h) for h in hits).lower()
     plain = haystack.replace(",", "")
     missing = []
@@ -66,90 +70,69 @@ def missing_key_terms(question: str, hits: Sequence[Hit]) -> list[str]:
     return missing
 
 
-_FOCUS = re.compile(r"\b(?:what|which)\s+(?:kinds? of |types? of |sorts? of )?([a-z][a-z-]+)", re.IGNORECASE)
+_QUESTION_SPLIT = re.compile(r"(?<=[.!?:])['\"\u2019\u201d)]*\s+|\n+")
+_AUX = frozenset(
+    "is are was were does do did can could would should has have had will the a an its their this these".split()
+)
+_WH_PHRASE = re.compile(r"(?:^|[,;]\s*|\band\s+)(?:what|which)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE)
+_UNIT = re.compile(r"\bin (?:us |usd )?(dollars|euros|hours|days|gpu[- ]hours|kwh|watts)\b", re.IGNORECASE)
 GENERIC_FOCUS = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "does",
-        "do",
-        "did",
-        "can",
-        "could",
-        "would",
-        "should",
-        "has",
-        "have",
-        "had",
-        "about",
-        "of",
-        "the",
-        "a",
-        "an",
-        "paper",
-        "papers",
-        "work",
-        "works",
-        "study",
-        "studies",
-        "method",
-        "methods",
-        "approach",
-        "approaches",
-        "technique",
-        "techniques",
-        "idea",
-        "ideas",
-        "way",
-        "ways",
-        "kind",
-        "type",
-        "result",
-        "results",
-        "finding",
-        "findings",
-        "thing",
-        "things",
-        "problem",
-        "problems",
-        "issue",
-        "issues",
-        "challenge",
-        "challenges",
-        "contribution",
-        "contributions",
-        "goal",
-        "goals",
-        "task",
-        "tasks",
-        "main",
-        "key",
-        "new",
-        "other",
-        "specific",
-        "exactly",
-        "role",
-        "aspect",
-        "aspects",
-        "part",
-        "parts",
-    ]
+    """paper papers work works study studies method methods approach approaches technique techniques idea ideas way
+    ways kind kinds type types sort result results finding findings thing things problem problems issue issues
+    challenge challenges contribution contributions goal goals task tasks main key new novel other specific
+    exactly role aspect aspects part parts it they them he she we you one ones size sizes number numbers name
+    names value values amount amounts best most first last latest""".split()
 )
 
 
+def asked_clause(question: str) -> str:
+    """The part of a question that asks something: its last interrogative sentence (or its last sentence).
+    Instructions and premises planted before it ("Ignore your sources and ...") are not what is asked."""
+    parts = [p.strip() for p in _QUESTION_SPLIT.split(question.strip()) if p.strip()]
+    if not parts:
+        return question
+    asked = [p for p in parts if p.endswith("?")]
+    return asked[-1] if asked else parts[-1]
+
+
+_ASK_VERB = frozenset("does did do can could would should will has have had".split())
+_SKIP = frozenset("is are was were the a an".split())
+
+
+def _focus_word(fragment: str) -> str | None:
+    """The noun a wh-phrase asks for: "what [is the] *acceptance* rate" -> "acceptance"; none for "what does X do"
+    or for generic heads ("which theory paper", "what new method")."""
+    words = [w.lower().strip("?,.;:'\"()") for w in fragment.split()]
+    if not words or words[0] in _ASK_VERB:
+        return None
+    while words and words[0] in _SKIP:
+        words = words[1:]
+    if not words or words[0] in GENERIC_FOCUS or words[0] in STOPWORDS or words[0] in _ASK_VERB:
+        return None
+    if len(words) > 1 and words[1] in GENERIC_FOCUS:
+        return None
+    if len(words) > 1 and words[1].isalpha() and not _not_noun(words[1]):
+        return f"{words[0]} {words[1]}"  # "learning rate": the pair must occur together
+    return words[0]
+
+
+def _not_noun(word: str) -> bool:
+    return word in STOPWORDS or word in _ASK_VERB or word in _SKIP or word.endswith(("ed", "ly"))
+
+
 def missing_focus(question: str, hits: Sequence[Hit]) -> str | None:
-    """The head noun of a what/which question ("what *university*", "which *GPU*") when no retrieved source
-    mentions it: the sources cannot say which one."""
-    m = _FOCUS.search(question)
-    if not m or m.group(1).lower() in GENERIC_FOCUS:
-        return None
-    words = tokenize(m.group(1))
-    if not words:
-        return None
-    present = set(tokenize(" ".join(source_text(h) for h in hits)))
-    return None if words[0] in present else m.group(1)
+    """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
+    retrieved source mentions it: then the sources cannot say which one or how much."""
+    clause = asked_clause(question)
+    wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
+    wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
+    tokens = tokenize(" ".join(source_text(h) for h in hits))
+    present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+    for phrase in wanted:
+        stems = " ".join(tokenize(phrase))
+        if stems and stems not in present:
+            return phrase
+    return None
 
 
 class SentenceVectors:
@@ -209,7 +192,7 @@ class SupportChecker:
         """Sentences of the answer that no cited, retrieved source supports; and how many were checked."""
         bad: list[str] = []
         checked = 0
-        for sentence in answer_sentences(answer):
+        for sentence in answer_sentences(answer, keep_whole=[h.paper.title for h in hits]):
             if REFUSAL in sentence:
                 continue
             checked += 1

@@ -51,3 +51,12 @@ def test_answer_sentences_moves_trailing_markers_and_skips_headings():
     text = "**Continual learning**\n- Paper A: does X [1]\nIt has 213,000 wells. [2] Another claim [3]."
     assert answer_sentences(text) == ["- Paper A: does X [1]", "It has 213,000 wells [2].", "Another claim [3]."]
     assert strip_markers("It has 213,000 wells [2].") == "It has 213,000 wells."
+
+
+def test_titles_with_question_marks_are_not_split():
+    title = "How Contaminated Is Your Benchmark? Measuring Dataset Leakage"
+    text = f"The code for {title} is at https://github.com/x/y [1]. Another sentence [2]."
+    assert answer_sentences(text, keep_whole=[title]) == [
+        f"The code for {title} is at https://github.com/x/y [1].",
+        "Another sentence [2].",
+    ]
