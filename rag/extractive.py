@@ -146,7 +146,8 @@ class Extractive:
         p = hits[0].paper
         parts = []
         if "authors" in wants and p.authors:
-            where = ", ".join(str(x) for x in (p.venue, p.year) if x)
+            year = str(p.year) if p.year and str(p.year) not in (p.venue or "") else ""
+            where = ", ".join(x for x in (p.venue or "", year) if x)
             parts.append(f"{p.title}{f' ({where})' if where else ''} is by {', '.join(p.authors)} [1].")
         if "code" in wants and p.code_url:
             parts.append(f"The code for {p.title} is at {p.code_url} [1].")
