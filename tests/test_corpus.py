@@ -101,27 +101,62 @@ def test_bad_on_error_value() -> None:
 
 
 def test_jsonl_fields(tmp_path: Path) -> None:
-    path = write(tmp_path, "f.jsonl", "\n" + jsonl(
-        {"paper_id": "p1", "title": "  A\n\ttitle  ", "abstract": "Some\u0000 text\r\n with   space — ünïcode.",
-         "authors": "Ann Lee; Bo Chen", "year": "2021", "venue": None, "arxiv_id": "2101.00001", "extra": [1]},
-        {"id": " p2 ", "abstract": "x", "authors": ["A", "", None, "B"], "year": "n.d.", "url": "http://u",
-         "code_url": "http://c"},
-        {"id": 7, "abstract": "y", "year": 1999.0, "authors": None},
-    ) + "   \n")
+    path = write(
+        tmp_path,
+        "f.jsonl",
+        "\n"
+        + jsonl(
+            {
+                "paper_id": "p1",
+                "title": "  A\n\ttitle  ",
+                "abstract": "Some\u0000 text\r\n with   space — ünïcode.",
+                "authors": "Ann Lee; Bo Chen",
+                "year": "2021",
+                "venue": None,
+                "arxiv_id": "2101.00001",
+                "extra": [1],
+            },
+            {
+                "id": " p2 ",
+                "abstract": "x",
+                "authors": ["A", "", None, "B"],
+                "year": "n.d.",
+                "url": "http://u",
+                "code_url": "http://c",
+            },
+            {"id": 7, "abstract": "y", "year": 1999.0, "authors": None},
+        )
+        + "   \n",
+    )
     p1, p2, p3 = read_papers([path])
-    assert p1 == Paper(id="p1", title="A title", abstract="Some text with space — ünïcode.",
-                       authors=("Ann Lee", "Bo Chen"), year=2021, venue=None,
-                       url="https://arxiv.org/abs/2101.00001", arxiv_id="2101.00001", source=str(path))
+    assert p1 == Paper(
+        id="p1",
+        title="A title",
+        abstract="Some text with space — ünïcode.",
+        authors=("Ann Lee", "Bo Chen"),
+        year=2021,
+        venue=None,
+        url="https://arxiv.org/abs/2101.00001",
+        arxiv_id="2101.00001",
+        source=str(path),
+    )
     assert (p2.id, p2.authors, p2.year, p2.url, p2.code_url) == ("p2", ("A", "B"), None, "http://u", "http://c")
     assert (p3.id, p3.year, p3.authors) == ("7", 1999, ())
 
 
 def test_json_array(tmp_path: Path) -> None:
-    path = write(tmp_path, "arr.json", json.dumps([
-        {"id": "j1", "title": "T", "abstract": "A.", "authors": "X and Y", "doi": "10.1/abc"},
-        {"id": "j2", "abstract": "B.", "authors": "P, Q, R", "summary": "ignored"},
-        {"summary": "Only a summary here.", "id": "j3"},
-    ], indent=2))
+    path = write(
+        tmp_path,
+        "arr.json",
+        json.dumps(
+            [
+                {"id": "j1", "title": "T", "abstract": "A.", "authors": "X and Y", "doi": "10.1/abc"},
+                {"id": "j2", "abstract": "B.", "authors": "P, Q, R", "summary": "ignored"},
+                {"summary": "Only a summary here.", "id": "j3"},
+            ],
+            indent=2,
+        ),
+    )
     j1, j2, j3 = read_papers([path])
     assert (j1.authors, j1.url) == (("X", "Y"), "https://doi.org/10.1/abc")
     assert j2.authors == ("P", "Q", "R") and j2.abstract == "B."
@@ -129,16 +164,26 @@ def test_json_array(tmp_path: Path) -> None:
 
 
 def test_csv(tmp_path: Path) -> None:
-    path = write(tmp_path, "c.csv", (
-        "ID,Title,Summary,Authors,Year,url,arxiv_id\r\n"
-        "c1,First,\"An abstract,\nover two lines.\",\"A; B, Jr.; C\",2020,,\r\n"
-        "\r\n"
-        "c2,Second,Another abstract.,Ann and Bob,n.d.,http://x,\r\n"
-        "c3,,Third abstract. More.,\"Smith, Jones\",,,2001.1\r\n"
-    ))
+    path = write(
+        tmp_path,
+        "c.csv",
+        (
+            "ID,Title,Summary,Authors,Year,url,arxiv_id\r\n"
+            'c1,First,"An abstract,\nover two lines.","A; B, Jr.; C",2020,,\r\n'
+            "\r\n"
+            "c2,Second,Another abstract.,Ann and Bob,n.d.,http://x,\r\n"
+            'c3,,Third abstract. More.,"Smith, Jones",,,2001.1\r\n'
+        ),
+    )
     c1, c2, c3 = read_papers([path])
-    assert c1 == Paper(id="c1", title="First", abstract="An abstract, over two lines.", authors=("A", "B, Jr.", "C"),
-                       year=2020, source=str(path))
+    assert c1 == Paper(
+        id="c1",
+        title="First",
+        abstract="An abstract, over two lines.",
+        authors=("A", "B, Jr.", "C"),
+        year=2020,
+        source=str(path),
+    )
     assert (c2.authors, c2.year, c2.url) == (("Ann", "Bob"), None, "http://x")
     assert (c3.title, c3.authors, c3.url) == ("Third abstract", ("Smith", "Jones"), "https://arxiv.org/abs/2001.1")
 
@@ -149,8 +194,10 @@ def test_csv_line_numbers_count_physical_lines(tmp_path: Path) -> None:
         read_papers([path])
     papers, warnings = skip([path])
     assert [p.id for p in papers] == ["a", "c"]
-    assert warnings == [f"{path}:4: row has 1 fields; the header has 2",
-                        f"{path}:7: row has 3 fields; the header has 2"]
+    assert warnings == [
+        f"{path}:4: row has 1 fields; the header has 2",
+        f"{path}:7: row has 3 fields; the header has 2",
+    ]
 
 
 def test_csv_without_abstract_column_always_raises(tmp_path: Path) -> None:
@@ -205,15 +252,19 @@ def test_bibtex(tmp_path: Path) -> None:
 
 
 def test_bibtex_unbalanced_braces_resumes_at_next_entry(tmp_path: Path) -> None:
-    path = write(tmp_path, "u.bib", (
-        "@article{good1, abstract = {Fine.}}\n"
-        "\n"
-        "@article{broken,\n"
-        "  title = {Never closed,\n"
-        "  abstract = {text}\n"
-        "\n"
-        "@article{good2, abstract = {Also fine.}}\n"
-    ))
+    path = write(
+        tmp_path,
+        "u.bib",
+        (
+            "@article{good1, abstract = {Fine.}}\n"
+            "\n"
+            "@article{broken,\n"
+            "  title = {Never closed,\n"
+            "  abstract = {text}\n"
+            "\n"
+            "@article{good2, abstract = {Also fine.}}\n"
+        ),
+    )
     with pytest.raises(CorpusError, match=r"u\.bib:3: unbalanced braces in @article entry"):
         read_papers([path])
     papers, warnings = skip([path])
@@ -234,12 +285,16 @@ def test_bibtex_without_key_gets_derived_id(tmp_path: Path) -> None:
 
 
 def test_txt_with_titles_and_without_collection_title(tmp_path: Path) -> None:
-    path = write(tmp_path, "Notes 2024.txt", (
-        "A Title Line For Paper One\nWe propose a method. It works.\n\n\n"
-        "   An abstract that is just one paragraph and has a first sentence that goes on for quite a while longer "
-        "than eighty characters. Second.\n\n"
-        "a hard-wrapped abstract whose first line\nis not a title.\n"
-    ))
+    path = write(
+        tmp_path,
+        "Notes 2024.txt",
+        (
+            "A Title Line For Paper One\nWe propose a method. It works.\n\n\n"
+            "   An abstract that is just one paragraph and has a first sentence that goes on for quite a while longer "
+            "than eighty characters. Second.\n\n"
+            "a hard-wrapped abstract whose first line\nis not a title.\n"
+        ),
+    )
     p0, p1, p2 = read_papers([path])
     assert [p.id for p in (p0, p1, p2)] == ["notes-2024-00", "notes-2024-01", "notes-2024-02"]
     assert (p0.title, p0.abstract, p0.venue) == ("A Title Line For Paper One", "We propose a method. It works.", None)
@@ -254,10 +309,17 @@ def test_txt_line_numbers(tmp_path: Path) -> None:
 
 
 def test_normalisation(tmp_path: Path) -> None:
-    path = write(tmp_path, "n.jsonl", jsonl({
-        "id": "n", "title": "\u0007Bell\x1b[0m and\u2028line",
-        "abstract": " tab\there\u00a0nbsp \u200bzw \ud800 \U0001f600 ",
-    }))
+    path = write(
+        tmp_path,
+        "n.jsonl",
+        jsonl(
+            {
+                "id": "n",
+                "title": "\u0007Bell\x1b[0m and\u2028line",
+                "abstract": " tab\there\u00a0nbsp \u200bzw \ud800 \U0001f600 ",
+            }
+        ),
+    )
     (paper,) = read_papers([path])
     assert paper.title == "Bell[0m and line"
     assert paper.abstract == "tab here nbsp \u200bzw \U0001f600"
@@ -300,42 +362,93 @@ BIG = "word " * (1024 * 1024 // 5) + "a"  # 1,048,576 characters after normalisa
 GOOD = {"id": "good", "abstract": "A good abstract."}
 
 BAD_RECORDS = [
-    ("bad-json", "b.jsonl", jsonl(GOOD) + "\n" + '{"id": "x" "abstract": "y"}\n', 3,
-     "invalid JSON (Expecting ',' delimiter)"),
+    (
+        "bad-json",
+        "b.jsonl",
+        jsonl(GOOD) + "\n" + '{"id": "x" "abstract": "y"}\n',
+        3,
+        "invalid JSON (Expecting ',' delimiter)",
+    ),
     ("deep-json", "d.jsonl", "[" * 100_000 + "\n" + jsonl(GOOD), 1, "invalid JSON ("),
     ("non-object", "o.jsonl", '[1, 2]\n"text"\n' + jsonl(GOOD), 1, "expected a JSON object, found an array"),
-    ("json-array-non-object", "a.json", '[\n  {"id": "good", "abstract": "x"},\n  42\n]', 3,
-     "expected a JSON object, found a number"),
+    (
+        "json-array-non-object",
+        "a.json",
+        '[\n  {"id": "good", "abstract": "x"},\n  42\n]',
+        3,
+        "expected a JSON object, found a number",
+    ),
     ("missing-abstract", "m.jsonl", jsonl({"id": "x", "title": "t"}, GOOD), 1, "no abstract"),
     ("null-abstract", "m.jsonl", jsonl({"id": "x", "abstract": None}, GOOD), 1, "no abstract"),
     ("blank-abstract", "m.jsonl", jsonl({"id": "x", "abstract": " \n\t "}, GOOD), 1, "no abstract"),
-    ("abstract-not-text", "m.jsonl", jsonl({"id": "x", "abstract": {"a": 1}}, GOOD), 1,
-     "the abstract is dict, not text"),
+    (
+        "abstract-not-text",
+        "m.jsonl",
+        jsonl({"id": "x", "abstract": {"a": 1}}, GOOD),
+        1,
+        "the abstract is dict, not text",
+    ),
     ("csv-no-abstract", "m.csv", "id,abstract,title\nx,,t\ngood,ok,t\n", 2, "no abstract"),
-    ("txt-too-long", "big.txt", "Title\n\nshort one.\n\n" + BIG + "\n", 5,
-     "abstract is 1,048,576 characters; the limit is 100,000"),
-    ("jsonl-too-long", "big.jsonl", jsonl({"id": "x", "abstract": BIG}, GOOD), 1,
-     "abstract is 1,048,576 characters; the limit is 100,000"),
+    (
+        "txt-too-long",
+        "big.txt",
+        "Title\n\nshort one.\n\n" + BIG + "\n",
+        5,
+        "abstract is 1,048,576 characters; the limit is 100,000",
+    ),
+    (
+        "jsonl-too-long",
+        "big.jsonl",
+        jsonl({"id": "x", "abstract": BIG}, GOOD),
+        1,
+        "abstract is 1,048,576 characters; the limit is 100,000",
+    ),
     ("invalid-id", "i.jsonl", jsonl({"id": "has space", "abstract": "x"}, GOOD), 1, "invalid id 'has space'"),
     ("invalid-id-start", "i.csv", "id,abstract\n-x,y\ngood,z\n", 2, "invalid id '-x'"),
-    ("invalid-id-type", "i.jsonl", jsonl({"id": ["x"], "abstract": "x"}, GOOD), 1,
-     "invalid id: expected a string, found an array"),
+    (
+        "invalid-id-type",
+        "i.jsonl",
+        jsonl({"id": ["x"], "abstract": "x"}, GOOD),
+        1,
+        "invalid id: expected a string, found an array",
+    ),
     ("invalid-id-too-long", "i.jsonl", jsonl({"id": "a" * 129, "abstract": "x"}, GOOD), 1, "invalid id 'aaaa"),
     ("invalid-bib-key", "k.bib", "@misc{bad key, abstract={x}}\n@misc{good, abstract={y}}", 1, "invalid id 'bad key'"),
     ("csv-ragged", "r.csv", "id,abstract,year\ngood,x,2020\nbad,y\n", 3, "row has 2 fields; the header has 3"),
-    ("bib-unbalanced", "u.bib", "@misc{good, abstract={x}}\n\n\n@misc{bad,\n abstract = {y\n", 4,
-     "unbalanced braces in @misc entry"),
-    ("bib-malformed", "f.bib", "@misc{good, abstract={x}}\n@misc{bad, title}\n", 2,
-     "malformed @misc entry: expected '=' after field 'title'"),
-    ("duplicate-in-file", "d.jsonl", jsonl(GOOD, {"id": "x", "abstract": "y"}, GOOD), 3,
-     "d.jsonl:1 and {path}:3 both define id 'good'"),
-    ("duplicate-derived", "d.jsonl", jsonl({"abstract": "same"}, {"abstract": " same "}, GOOD), 2,
-     "both define id 'd-"),
+    (
+        "bib-unbalanced",
+        "u.bib",
+        "@misc{good, abstract={x}}\n\n\n@misc{bad,\n abstract = {y\n",
+        4,
+        "unbalanced braces in @misc entry",
+    ),
+    (
+        "bib-malformed",
+        "f.bib",
+        "@misc{good, abstract={x}}\n@misc{bad, title}\n",
+        2,
+        "malformed @misc entry: expected '=' after field 'title'",
+    ),
+    (
+        "duplicate-in-file",
+        "d.jsonl",
+        jsonl(GOOD, {"id": "x", "abstract": "y"}, GOOD),
+        3,
+        "d.jsonl:1 and {path}:3 both define id 'good'",
+    ),
+    (
+        "duplicate-derived",
+        "d.jsonl",
+        jsonl({"abstract": "same"}, {"abstract": " same "}, GOOD),
+        2,
+        "both define id 'd-",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "content", "line", "reason"), [c[1:] for c in BAD_RECORDS],
-                         ids=[c[0] for c in BAD_RECORDS])
+@pytest.mark.parametrize(
+    ("name", "content", "line", "reason"), [c[1:] for c in BAD_RECORDS], ids=[c[0] for c in BAD_RECORDS]
+)
 def test_bad_record_stop(tmp_path: Path, name: str, content: str, line: int, reason: str) -> None:
     path = write(tmp_path, name, content)
     message = f"{path}:{line}: {reason}".replace("{path}", str(path))
@@ -347,8 +460,9 @@ def test_bad_record_stop(tmp_path: Path, name: str, content: str, line: int, rea
     assert str(path) in str(info.value) and "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(("name", "content", "line", "reason"), [c[1:] for c in BAD_RECORDS],
-                         ids=[c[0] for c in BAD_RECORDS])
+@pytest.mark.parametrize(
+    ("name", "content", "line", "reason"), [c[1:] for c in BAD_RECORDS], ids=[c[0] for c in BAD_RECORDS]
+)
 def test_bad_record_skip(tmp_path: Path, name: str, content: str, line: int, reason: str) -> None:
     path = write(tmp_path, name, content)
     papers, warnings = skip([path])
@@ -397,15 +511,27 @@ FILE_ERRORS = [
     ("header-only-csv", "e.csv", "id,abstract\n", "{path}: empty file"),
     ("empty-bib", "e.bib", "% only a comment\n@comment{x}\n", "{path}: empty file"),
     ("empty-txt", "e.txt", "\n\n", "{path}: empty file"),
-    ("binary", "bin.jsonl", b'{"id": "a", "abstract": "x"}\n\x00\x01\x02', "{path}: looks like a binary file "
-     "(NUL byte at offset 29)"),
+    (
+        "binary",
+        "bin.jsonl",
+        b'{"id": "a", "abstract": "x"}\n\x00\x01\x02',
+        "{path}: looks like a binary file (NUL byte at offset 29)",
+    ),
     ("binary-csv", "bin.csv", b"\x89PNG\r\n\x1a\n\x00\x00", "{path}: looks like a binary file"),
     ("utf16", "u.txt", "hello".encode("utf-16"), "{path}: UTF-16 text; convert it to UTF-8"),
-    ("latin1", "l.jsonl", b'{"id": "a", "abstract": "x"}\n{"id": "b", "abstract": "caf\xe9"}\n',
-     "{path}: not UTF-8 text (byte 0xe9 at offset 57); convert it to UTF-8"),
+    (
+        "latin1",
+        "l.jsonl",
+        b'{"id": "a", "abstract": "x"}\n{"id": "b", "abstract": "caf\xe9"}\n',
+        "{path}: not UTF-8 text (byte 0xe9 at offset 57); convert it to UTF-8",
+    ),
     ("latin1-bib", "l.bib", b"@misc{a, abstract={M\xfcller}}", "{path}: not UTF-8 text (byte 0xfc at offset 20)"),
-    ("unsupported", "notes.md", "# hi",
-     "{path}: unsupported file type '.md'; use one of .jsonl, .json, .csv, .bib, .txt"),
+    (
+        "unsupported",
+        "notes.md",
+        "# hi",
+        "{path}: unsupported file type '.md'; use one of .jsonl, .json, .csv, .bib, .txt",
+    ),
     ("json-syntax", "s.json", '[\n {"id": "a", "abstract": "x"},\n {"id": }\n]', "{path}:3: invalid JSON"),
     ("json-not-array", "s.json", '\n{"id": "a", "abstract": "x"}', "{path}:2: expected a JSON array of objects"),
     ("json-trailing-comma", "s.json", '[{"id": "a", "abstract": "x"},\n]', "{path}:2: invalid JSON (trailing comma)"),
@@ -464,8 +590,9 @@ def test_derived_titles() -> None:
 
 
 def test_bibtex_macro_bomb_is_a_bad_record(tmp_path: Path) -> None:
-    defs = "@string{m0 = \"xxxxxxxxxxxxxxxx\"}\n" + "".join(
-        f"@string{{m{i} = m{i - 1} # m{i - 1} # m{i - 1} # m{i - 1}}}\n" for i in range(1, 40))
+    defs = '@string{m0 = "xxxxxxxxxxxxxxxx"}\n' + "".join(
+        f"@string{{m{i} = m{i - 1} # m{i - 1} # m{i - 1} # m{i - 1}}}\n" for i in range(1, 40)
+    )
     path = write(tmp_path, "bomb.bib", defs + "@misc{ok, abstract = {Fine.}}\n")
     papers, warnings = skip([path])
     assert [p.id for p in papers] == ["ok"]
