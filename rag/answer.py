@@ -9,6 +9,7 @@ extractive one.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
@@ -61,6 +62,7 @@ class Assistant:
         self._chat_model = chat_model
         self._resources = ExitStack()
         self._local: ChatModel | None = None
+        self._local_lock = threading.Lock()  # two sessions choosing "local" at once start one server
 
     def close(self) -> None:
         self._resources.close()
@@ -77,12 +79,13 @@ class Assistant:
         if self._chat_model is not None:
             return self._chat_model
         if backend == "local":
-            if self._local is None:
-                from rag.local_model import LocalServer
+            with self._local_lock:
+                if self._local is None:
+                    from rag.local_model import LocalServer
 
-                server = self._resources.enter_context(LocalServer.from_settings(self.settings))
-                self._local = server.chat_model(self.settings)
-            return self._local
+                    server = self._resources.enter_context(LocalServer.from_settings(self.settings))
+                    self._local = server.chat_model(self.settings)
+                return self._local
         from rag.llm import OpenAIChatModel
 
         return OpenAIChatModel.from_settings(self.settings, model=model)

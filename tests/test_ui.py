@@ -1,0 +1,285 @@
+"""The web UI through its API (gradio_client), against `rag ui` started as a subprocess.
+
+One app for the module: an empty RAG_HOME (so start-up builds the bundled index first), a login, and
+the test-only scripted LLM (RAG_UI_FAKE_LLM) behind the "auto" backend; other tests pick "extractive".
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.ui_server import ROOT, UIServer, start_ui
+
+pytestmark = pytest.mark.slow
+
+USER, PASSWORD = "alice", "s3cret:with-colon"
+ALBERTA = "How many wells are in the Alberta dataset?"
+FAKE_REPLY = "Our curated dataset comprises over 213,000 wells from Alberta [1][9]."
+
+
+@pytest.fixture(scope="module")
+def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
+    tmp = tmp_path_factory.mktemp("ui-api")
+    replies = tmp / "replies.json"
+    replies.write_text(json.dumps([FAKE_REPLY] * 4), encoding="utf-8")
+    server = start_ui(
+        tmp / "home", ROOT / "test-artifacts" / "ui-api.log",
+        args=["--auth", f"{USER}:{PASSWORD}"], env={"RAG_UI_FAKE_LLM": str(replies)},
+    )
+    print(f"UI (with index build) answered after {server.started_s:.1f} s")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def client(ui: UIServer) -> Any:
+    from gradio_client import Client
+
+    return Client(ui.url, auth=(USER, PASSWORD), verbose=False)
+
+
+def ask(client: Any, message: str, **kwargs: Any) -> tuple[str, str]:
+    answer, sources = client.predict(message=message, api_name="/respond", **kwargs)
+    return str(answer), str(sources)
+
+
+def test_startup_builds_the_missing_index(ui: UIServer) -> None:
+    log = ui.log_text()
+    assert "No index yet" in log and "indexed 19 papers" in log
+    assert "RAG_UI_FAKE_LLM is set" in log
+    assert "Traceback" not in log
+
+
+def test_respond_endpoint_signature(client: Any) -> None:
+    api = client.view_api(print_info=False, return_format="dict")
+    params = [p["parameter_name"] for p in api["named_endpoints"]["/respond"]["parameters"]]
+    assert params == ["message", "backend", "model", "k", "year_min", "year_max", "venue", "author", "summary"]
+    assert len(api["named_endpoints"]["/respond"]["returns"]) == 2  # the answer and the sources panel
+
+
+def test_question_cites_the_right_paper_with_its_link(client: Any) -> None:
+    answer, sources = ask(client, ALBERTA, backend="extractive")
+    assert "213,000" in answer
+    assert '<a class="cite" href="#src-1" title="source 1">[1]</a>' in answer
+    assert "answered by <b>extractive</b>" in answer
+    assert 'id="src-1" data-paper-id="icml2025-00"' in sources
+    assert "Alberta Wells Dataset" in sources
+    assert 'href="https://arxiv.org/abs/2410.09032" target="_blank" rel="noopener noreferrer"' in sources
+
+
+def test_fake_llm_answer_loses_its_invalid_marker(client: Any) -> None:
+    answer, sources = ask(client, ALBERTA, backend="auto")
+    assert "213,000" in answer and "[9]" not in answer and "#src-9" not in answer
+    assert "removed 1 citation" in answer
+    assert "</b> (scripted)" in answer  # the scripted model answered, not the extractive fallback
+    assert 'data-paper-id="icml2025-00"' in sources
+
+
+def test_answers_stream_before_the_verified_text(ui: UIServer) -> None:
+    from gradio_client import Client
+
+    job = Client(ui.url, auth=(USER, PASSWORD), verbose=False).submit(
+        message=ALBERTA, backend="extractive", api_name="/respond"
+    )
+    final = job.result(timeout=120)
+    partials = [str(o[0]) for o in job.outputs()]
+    assert any("Reading" in p for p in partials[:-1]), partials
+    assert "answered by" in str(final[0]) and "answered by" not in partials[0]
+
+
+def test_follow_up_uses_the_session_history(ui: UIServer) -> None:
+    from gradio_client import Client
+
+    session = Client(ui.url, auth=(USER, PASSWORD), verbose=False)
+    ask(session, ALBERTA, backend="extractive")
+    answer, sources = ask(session, "Who are its authors?", backend="extractive")
+    assert "Rolnick" in answer or "Rolnick" in sources
+    assert 'data-paper-id="icml2025-00"' in sources
+
+
+@pytest.mark.parametrize(
+    ("message", "kwargs", "expected"),
+    [
+        ("", {}, "empty"),
+        ("   ", {}, "empty"),
+        ("x" * 4500, {}, "limit"),
+        (ALBERTA, {"year_min": "2026", "year_max": "2020"}, "year range"),
+        (ALBERTA, {"year_min": "soon"}, "must be a year"),
+    ],
+)
+def test_bad_input_is_a_warning_message(client: Any, message: str, kwargs: dict[str, Any], expected: str) -> None:
+    answer, _ = ask(client, message, backend="extractive", **kwargs)
+    assert answer.startswith("⚠ ") and expected in answer
+    assert "Traceback" not in answer
+
+
+def test_auth_refuses_a_wrong_password_and_accepts_the_right_one(ui: UIServer) -> None:
+    with httpx.Client(base_url=ui.url, timeout=30) as http:
+        assert http.get("/config").status_code == 401
+        wrong = http.post("/login", data={"username": USER, "password": "wrong"})
+        assert wrong.status_code in (400, 401)
+        assert http.get("/config").status_code == 401
+        right = http.post("/login", data={"username": USER, "password": PASSWORD})
+        assert right.status_code == 200
+        assert http.get("/config").status_code == 200
+    from gradio_client import Client
+
+    with pytest.raises(Exception):  # noqa: B017 - gradio_client raises a plain error type that varies by version
+        Client(ui.url, auth=(USER, "wrong"), verbose=False)
+
+
+def test_twenty_sessions_at_once_are_all_answered(ui: UIServer) -> None:
+    from gradio_client import Client
+
+    questions = [ALBERTA, "Which paper evaluates AI agents replicating ICML papers?",
+                 "What is the stability-plasticity dilemma?", "Which datasets are introduced?"]
+
+    def one(i: int) -> str:
+        c = Client(ui.url, auth=(USER, PASSWORD), verbose=False)
+        answer, _ = ask(c, questions[i % len(questions)], backend="extractive")
+        return answer
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(one, range(20)))
+    elapsed = time.perf_counter() - started
+    print(f"20 concurrent sessions answered in {elapsed:.1f} s")
+    assert len(answers) == 20
+    assert all("answered by" in a for a in answers), [a[:200] for a in answers if "answered by" not in a]
+
+
+
+# -- the chat function in-process, with a stub assistant: errors become one chat message ----------
+class StubAssistant:
+    def __init__(self, events: list[Any], error: Exception | None = None) -> None:
+        self.events, self.error = events, error
+        self.calls: list[tuple[str, list[dict[str, str]], dict[str, Any]]] = []
+
+    def ask_stream(self, question: str, history: Any, **kwargs: Any) -> Iterator[Any]:
+        self.calls.append((question, list(history), kwargs))
+        yield from self.events
+        if self.error is not None:
+            raise self.error
+
+
+def run_respond(stub: StubAssistant, settings: Any, message: str = "q?", history: Any = (), **kw: Any) -> list[Any]:
+    from ui.app import make_respond
+
+    args = {"backend": "auto", "model": "", "k": settings.k, "year_min": "", "year_max": "", "venue": "",
+            "author": "", "summary": False, "state": {}}
+    args.update(kw)
+    respond = make_respond(stub, settings)  # type: ignore[arg-type]  # duck-typed stand-in
+    return list(respond(message, list(history), *args.values()))
+
+
+def _partial_events() -> list[Any]:
+    from rag.types import DeltaEvent, Hit, Paper, SourcesEvent
+
+    p = Paper(id="p-1", title="T", abstract="A.", url="https://example.org/p")
+    return [SourcesEvent("q?", (Hit(p, "p-1:0", "A.", 0.9, 0.9),), "answer", "openai"), DeltaEvent("partial ")]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "LLMError:the LLM endpoint http://127.0.0.1:9/v1 is unreachable after 4 retries",
+        "StoreUnavailableError:the vector store at http://127.0.0.1:8765 is unreachable",
+        "QuestionError:the question is empty; ask something about the papers",
+    ],
+)
+def test_rag_errors_become_a_warning_message(error: str, settings: Any) -> None:
+    from rag import errors
+
+    name, message = error.split(":", 1)
+    outputs = run_respond(StubAssistant(_partial_events(), getattr(errors, name)(message)), settings)
+    final_message, final_sources, _ = outputs[-1]
+    assert final_message == "⚠ " + message.replace("&", "&amp;")
+    assert "No sources" in final_sources
+    assert any("partial" in o[0] for o in outputs[:-1])  # the raw deltas streamed first
+
+
+def test_unexpected_errors_are_generic_and_logged(settings: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from ui.app import GENERIC_ERROR
+
+    outputs = run_respond(StubAssistant(_partial_events(), RuntimeError("secret internals")), settings)
+    assert outputs[-1][0] == "⚠ " + GENERIC_ERROR
+    assert "secret" not in outputs[-1][0]
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: secret internals" in err
+
+
+def test_respond_passes_plain_history_filters_and_options(settings: Any) -> None:
+    from rag.retriever import Filters
+
+    stub = StubAssistant([])
+    history = [
+        {"role": "user", "content": "first <question>"},
+        {"role": "assistant", "content": 'A &amp; B <a class="cite" href="#src-1">[1]</a>.\n\n'
+                                         '<div class="answer-meta">answered by <b>x</b></div>'},
+        {"role": "user", "content": "broken"},
+        {"role": "assistant", "content": "⚠ the LLM endpoint is unreachable"},
+    ]
+    run_respond(stub, settings, "and then?", history, backend="openai", model=" gpt-4o ", k=settings.k + 3,
+                year_min="2024", venue=" ICML ", summary=True)
+    question, passed, kwargs = stub.calls[0]
+    assert question == "and then?"
+    assert passed == [{"role": "user", "content": "first <question>"}, {"role": "assistant", "content": "A & B [1]."},
+                      {"role": "user", "content": "broken"}]
+    assert kwargs == {"llm": "openai", "model": "gpt-4o", "k": settings.k + 3,
+                      "filters": Filters(2024, None, "ICML", None), "summary": True}
+    run_respond(stub, settings, "again")
+    assert stub.calls[1][2]["k"] is None and stub.calls[1][2]["filters"] is None and stub.calls[1][2]["summary"] is None
+
+
+def test_parse_auth() -> None:
+    from rag.errors import ConfigError
+    from ui.app import parse_auth
+
+    assert parse_auth(None) is None and parse_auth("") is None
+    assert parse_auth("bob:pa:ss") == ("bob", "pa:ss")
+    for bad in ("bob", "bob:", ":pw"):
+        with pytest.raises(ConfigError):
+            parse_auth(bad)
+
+
+@pytest.mark.parametrize(
+    ("store_exists", "count", "builds"), [(False, None, True), (True, None, False), (True, 0, True)]
+)
+def test_start_up_builds_a_missing_or_empty_index(
+    monkeypatch: pytest.MonkeyPatch, settings: Any, store_exists: bool, count: int | None, builds: bool
+) -> None:
+    import ui.app as app
+    from rag.errors import IndexMissingError
+
+    built: list[str] = []
+    opened: list[Any] = []
+
+    class FakeAssistant:
+        def __init__(self, s: Any, chat_model: Any = None) -> None:
+            if count is None and not built:
+                raise IndexMissingError("no index 'papers'")
+            store = type("S", (), {"count": lambda _self: 19 if built else count})()
+            self.retriever = type("R", (), {"store": store})()
+            self.closed = False
+            opened.append(self)
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(app, "Assistant", FakeAssistant)
+    monkeypatch.setattr("rag.store.VectorStore", lambda s: type("V", (), {"exists": lambda _self: store_exists})())
+    monkeypatch.setattr(app, "_build_bundled", lambda s, why: built.append(why))
+    if not builds:
+        with pytest.raises(IndexMissingError):
+            app.open_assistant(settings)
+        return
+    assistant = app.open_assistant(settings)
+    assert len(built) == 1 and assistant is opened[-1] and not assistant.closed
+    assert all(a.closed for a in opened[:-1])
