@@ -39,10 +39,10 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy rag ui eval
 
-# Everything: lint, types, the whole test suite, and the evaluation quality gates.
+# Everything: lint, types, the evaluation quality gates, and the whole test suite.
 test: lint
-	$(BIN)/pytest
 	$(MAKE) eval-check
+	$(BIN)/pytest
 
 # The everyday suite: no browser, no llama.cpp server, no slow tests.
 test-fast: lint
