@@ -140,7 +140,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     from rag.indexer import build_index
     from rag.progress import ProgressBar
 
-    with ProgressBar("embedding", unit="chunk") as bar:
+    with ProgressBar("embedding", unit="paper") as bar:
         report = build_index(
             settings,
             args.sources or None,

@@ -24,7 +24,7 @@ from rag.settings import BUNDLED_CORPUS, Settings
 from rag.store import VectorStore
 from rag.types import Chunk, Paper
 
-Progress = Callable[[int, int], None]  # (done, total) in chunks
+Progress = Callable[[int, int], None]  # (done, total) in papers to embed
 
 
 @dataclass(frozen=True)
@@ -148,9 +148,12 @@ def _embed_and_store(
 ) -> None:
     """Embed in length-sorted batches (less padding) and write each batch as soon as it is done."""
     items = sorted(items, key=lambda p: len(p[1].text))
+    papers = len({p.id for p, _, _ in items})  # progress is shown in papers; chunks are spread evenly over them
+    if progress:
+        progress(0, papers)  # start the clock before the first batch
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
         vectors = model.embed_batch([embed_text(p, c.text) for p, c, _ in batch])
         store.upsert([c.id for _, c, _ in batch], vectors, [c.text for _, c, _ in batch], [m for _, _, m in batch])
         if progress:
-            progress(start + len(batch), len(items))
+            progress(round((start + len(batch)) * papers / len(items)), papers)
