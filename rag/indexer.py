@@ -122,11 +122,13 @@ def build_index(
         lexical = LexicalIndex.build(
             [c.id for _, c, _ in planned], [lexical_text(m, c.text) for _, c, m in planned], fingerprint
         )
+    if current is None or current.fingerprint != fingerprint:
+        lexical.save(lex_dir)
+    # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
+    target.update_info(lexical_fingerprint=fingerprint)
     if rebuild:
         live.drop()
         target.rename(settings.collection)
-    if current is None or current.fingerprint != fingerprint:
-        lexical.save(lex_dir)
     marker.unlink(missing_ok=True)
     return IndexReport(
         papers=len(papers),

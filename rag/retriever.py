@@ -3,11 +3,13 @@ filtered, one hit per paper, cut to k and to a token budget."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.embedding import Embedder, embedder_name, make_embedder
-from rag.errors import IndexMissingError, QuestionError
+from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.indexer import dirty_marker, lexical_dir
 from rag.lexical import LexicalIndex
 from rag.records import lexical_text, paper_from_metadata
@@ -65,11 +67,43 @@ class Retriever:
                 "run `rag index --rebuild` or change the embedder setting"
             )
         self._embedder = embedder
-        self.lexical = LexicalIndex.load(lexical_dir(settings)) or self._rebuild_lexical()
         self.stale = dirty_marker(settings).exists()
+        wanted_fp = self.store.info.get("lexical_fingerprint")
+        lexical = LexicalIndex.load(lexical_dir(settings))
+        if lexical is None or (wanted_fp and lexical.fingerprint != wanted_fp):
+            lexical = self._rebuild_lexical(str(wanted_fp or "rebuilt-from-store"))
+        self.lexical = lexical
+        self._checked_at = time.monotonic()
+        self._refresh_lock = threading.Lock()
 
-    def _rebuild_lexical(self) -> LexicalIndex:
-        """No BM25 files here (e.g. a new UI process in front of a Chroma server): rebuild from the store."""
+    def refresh_if_reindexed(self, every_s: float = 30.0) -> None:
+        """At most every `every_s`, ask the store whether another process re-indexed; if so rebuild BM25 from
+        the store in the background and swap it in (searches keep using the old one meanwhile)."""
+        if time.monotonic() - self._checked_at < every_s or not self._refresh_lock.acquire(blocking=False):
+            return
+        self._checked_at = time.monotonic()
+        try:
+            wanted = self.store.fresh_info().get("lexical_fingerprint")
+        except RagError:
+            self._refresh_lock.release()
+            return
+        if not wanted or wanted == self.lexical.fingerprint:
+            self._refresh_lock.release()
+            return
+
+        def rebuild() -> None:
+            try:
+                self.lexical = self._rebuild_lexical(str(wanted))
+            except RagError:
+                pass  # the store went away mid-rebuild: keep the old BM25, try again later
+            finally:
+                self._refresh_lock.release()
+
+        threading.Thread(target=rebuild, name="bm25-refresh", daemon=True).start()
+
+    def _rebuild_lexical(self, fingerprint: str) -> LexicalIndex:
+        """BM25 files missing or older than the store (e.g. a UI process in front of a Chroma server that another
+        machine re-indexed): rebuild from the store's chunks and save them here."""
         ids: list[str] = []
         texts: list[str] = []
         metas = list(self.store.iter_metadata())
@@ -77,7 +111,7 @@ class Retriever:
             page = self.store.get([cid for cid, _ in metas[start : start + 1000]])
             ids.extend(c.id for c in page)
             texts.extend(lexical_text(c.metadata, c.text) for c in page)
-        index = LexicalIndex.build(ids, texts, fingerprint="rebuilt-from-store")
+        index = LexicalIndex.build(ids, texts, fingerprint=fingerprint)
         index.save(lexical_dir(self.settings))
         return index
 
@@ -101,6 +135,7 @@ class Retriever:
         query = query.strip()
         if not query:
             raise QuestionError("the query is empty")
+        self.refresh_if_reindexed()
         k = self.settings.search_k if k is None else k
         if not 1 <= k <= self.settings.max_k:
             raise QuestionError(f"k must be between 1 and {self.settings.max_k}")

@@ -104,6 +104,16 @@ class VectorStore:
         self.open()
         return dict(self._collection.metadata or {})
 
+    def fresh_info(self) -> dict[str, Any]:
+        """The collection metadata as the store has it now (another process may have re-indexed)."""
+        self._collection = self._call(self._client.get_collection, self.name, embedding_function=None)
+        return dict(self._collection.metadata or {})
+
+    def update_info(self, **values: Any) -> None:
+        """Merge values into the collection metadata."""
+        merged = {**self.info, **values}
+        self._call(self._collection.modify, metadata=merged)
+
     def drop(self) -> None:
         if self.exists():
             self._call(self._client.delete_collection, self.name)

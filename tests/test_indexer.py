@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -126,3 +127,27 @@ def test_interrupted_run_keeps_previous_index_and_rerun_completes(settings: Sett
     assert not dirty_marker(settings).exists()
     assert VectorStore(settings).open().count() == 19
     assert (lexical_dir(settings) / "ids.json").exists()
+
+
+@pytest.mark.server
+def test_ui_worker_in_front_of_a_chroma_server_picks_up_a_reindex(settings: Settings, tmp_path: Path, chroma_url: str):
+    """Two processes' worth of settings: an indexer and a UI worker with their own homes share a Chroma server.
+    The worker builds BM25 from the store, then notices the indexer's update and rebuilds it."""
+    emb = CountingEmbedder()
+    papers = _bundled()
+    shared = settings.replace(chroma_url=chroma_url, collection=f"team-{tmp_path.name[-8:]}")
+    indexer = shared.replace(home=tmp_path / "indexer-home")
+    worker = shared.replace(home=tmp_path / "worker-home")
+    try:
+        build_index(indexer, [_corpus(tmp_path / "c.jsonl", papers[:10])], embedder=emb)
+        reader = Retriever(worker, embedder=emb)
+        assert len(reader.lexical.ids) == 10  # rebuilt from the server: the worker had no BM25 files
+        build_index(indexer, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
+        reader.refresh_if_reindexed(every_s=0)
+        deadline = time.monotonic() + 10
+        while len(reader.lexical.ids) != 19 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(reader.lexical.ids) == 19
+        assert reader.search("PaperBench replication", 1, mode="lexical")[0].paper.id == "icml2025-03"
+    finally:
+        VectorStore(indexer).drop()
