@@ -1,7 +1,8 @@
 """Adapter for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio, llama.cpp's server).
 
 This is the only module that imports `openai`. It implements rag.chat.ChatModel (streaming chat) and an
-embedder for the embeddings endpoint, with one retry policy:
+embedder for the embeddings endpoint, with one retry policy. The SDK-free parts live beside it: rag.llm_stream
+(reading a chat stream), rag.llm_responses, rag.retry_policy and rag.endpoint_text (key-free wording).
 
 - Retries (tenacity) cover only establishing the stream and receiving its first text: rate limits (429, honouring
   Retry-After up to the wait cap), timeouts, connection errors and 5xx. Exponential backoff with jitter; the number
@@ -15,114 +16,43 @@ The API key never appears in a message, a log line or a repr.
 
 from __future__ import annotations
 
-import email.utils
 import logging
-import re
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from rag.chat import Message, StreamInterrupted
+from rag.endpoint_text import OPENAI_DEFAULT_URL, PLACEHOLDER_KEY, display_url, redact, status_reason
 from rag.errors import ConfigError, LLMError
+from rag.llm_responses import Malformed, embedding_vectors, model_ids, server_message
+from rag.llm_stream import OpenAIChatStream
+from rag.retry_policy import out_of_quota, retry_after_s, retryable_status
 from rag.settings import Settings
-from rag.types import Usage
 
 log = logging.getLogger(__name__)
 
-OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
-PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the SDK insists on one
 # Output sizes of OpenAI's embedding models, so `dim` is known without a call.
 _KNOWN_EMBEDDING_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 
 T = TypeVar("T")
 
 
-class _Malformed(Exception):
-    """The endpoint answered with something that is not an OpenAI-shaped response. Never retried."""
-
-
 def _is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(exc, openai.APIStatusError):
-        if _out_of_quota(exc):
-            return False  # waiting will not bring credit back
-        return exc.status_code == 429 or exc.status_code == 408 or exc.status_code >= 500
+        return retryable_status(exc.status_code, getattr(exc, "code", None))
     return False
-
-
-def _out_of_quota(exc: openai.APIStatusError) -> bool:
-    return exc.status_code == 429 and getattr(exc, "code", None) == "insufficient_quota"
-
-
-def _retry_after_s(exc: BaseException) -> float | None:
-    """Seconds the server asked us to wait (Retry-After-Ms / Retry-After, seconds or HTTP date), if it said."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) / divisor)
-        except ValueError:
-            pass
-        if name == "retry-after":
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-            except (TypeError, ValueError):
-                return None
-            return max(0.0, when.timestamp() - time.time())
-    return None
-
-
-def _display_url(base_url: str | None) -> str:
-    """The endpoint as shown in messages: no credentials, query or fragment."""
-    if not base_url:
-        return OPENAI_DEFAULT_URL
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-_KEY_LIKE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}")
-
-
-def _redact(text: str, secret: str | None) -> str:
-    """Remove the key (and anything that looks like one) from text meant for a message; keep it to one line."""
-    if secret and secret != PLACEHOLDER_KEY:
-        text = text.replace(secret, "***")
-    text = _KEY_LIKE.sub(r"\1-***", text)
-    text = " ".join(text.split())
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-        if isinstance(body.get("detail"), str):
-            return str(body["detail"])
-    try:
-        return exc.response.text[:300]
-    except Exception:  # the body may be unread or undecodable: the status alone will do
-        return ""
 
 
 class _Endpoint:
     """One configured OpenAI-compatible endpoint: the SDK client, the retry policy and error wording."""
+
+    sdk_error: ClassVar[type[Exception]] = openai.OpenAIError  # what the SDK raises, for rag.llm_stream
 
     def __init__(
         self,
@@ -136,7 +66,7 @@ class _Endpoint:
     ) -> None:
         if attempts < 1:
             raise ConfigError(f"max_retries must be at least 1 (attempts in total); got {attempts}")
-        self.url = _display_url(base_url)
+        self.url = display_url(base_url)
         self.timeout_s = timeout_s
         self.attempts = attempts
         self.max_wait_s = max(0.0, max_wait_s)
@@ -153,7 +83,7 @@ class _Endpoint:
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome is not None else None
         if isinstance(exc, openai.RateLimitError):
-            asked = _retry_after_s(exc)
+            asked = retry_after_s(getattr(getattr(exc, "response", None), "headers", None))
             if asked is not None:
                 return min(asked, self.max_wait_s)
         return float(self._backoff(state))
@@ -187,7 +117,7 @@ class _Endpoint:
         )
         try:
             return retrying(attempt)
-        except _Malformed as exc:
+        except Malformed as exc:
             raise self.malformed(str(exc)) from None
         except openai.OpenAIError as exc:
             raise self.error(exc, tries) from None
@@ -203,23 +133,14 @@ class _Endpoint:
             return f"connection failed ({detail})"
         if isinstance(exc, openai.APIStatusError):
             code = exc.status_code
-            if _out_of_quota(exc):
-                return "out of quota (429): check the account's plan and billing"
-            if code == 429:
-                return "rate limited (429)"
-            if code >= 500:
-                return f"server error ({code})"
-            if code == 401:
-                return "authentication failed (401): check the API key (OPENAI_API_KEY)"
-            if code == 403:
-                return "permission denied (403): the API key may lack access to this model"
-            if code == 404:
-                return "not found (404): check the base URL (it usually ends in /v1) and the model name"
-            message = _redact(_server_message(exc), self._key)
+            reason = status_reason(code, out_of_quota=out_of_quota(code, getattr(exc, "code", None)))
+            if reason is not None:
+                return reason
+            message = redact(server_message(exc), self._key)
             return f"request rejected ({code})" + (f": {message}" if message else "")
         if isinstance(exc, openai.APIError):
-            return "error: " + _redact(exc.message, self._key)
-        return f"{type(exc).__name__}: {_redact(str(exc), self._key)}"
+            return "error: " + redact(exc.message, self._key)
+        return f"{type(exc).__name__}: {redact(str(exc), self._key)}"
 
     def _diagnosis(self, exc: BaseException | str) -> str:
         if self.diagnose is None or not isinstance(exc, openai.APIConnectionError):
@@ -238,7 +159,7 @@ class _Endpoint:
         return LLMError(f"LLM endpoint {self.url} {reason}")
 
     def malformed(self, detail: str) -> LLMError:
-        return LLMError(f"LLM endpoint {self.url} returned a malformed response: {_redact(detail, self._key)}")
+        return LLMError(f"LLM endpoint {self.url} returned a malformed response: {redact(detail, self._key)}")
 
     def interrupted(self, exc: BaseException | str, partial: str) -> StreamInterrupted:
         reason = exc if isinstance(exc, str) else self.describe(exc) + self._diagnosis(exc)
@@ -249,17 +170,7 @@ class _Endpoint:
         return err
 
     def list_models(self) -> list[str]:
-        def fetch() -> list[str]:
-            page = self.client.models.list()
-            data = getattr(page, "data", None)
-            if not isinstance(data, list):
-                raise _Malformed("the model list has no 'data' array")
-            ids = [getattr(m, "id", None) for m in data]
-            if not all(isinstance(i, str) for i in ids):
-                raise _Malformed("a model in the list has no id")
-            return [str(i) for i in ids]
-
-        return self.call(fetch, "list models")
+        return self.call(lambda: model_ids(self.client.models.list()), "list models")
 
 
 def _endpoint_from_settings(
@@ -277,7 +188,7 @@ def _endpoint_from_settings(
             "(ollama, vllm, llamacpp, lmstudio) for a local server"
         )
     if base_url is not None and not base_url.startswith(("http://", "https://")):
-        raise ConfigError(f"openai_base_url must start with http:// or https://; got '{_display_url(base_url)}'")
+        raise ConfigError(f"openai_base_url must start with http:// or https://; got '{display_url(base_url)}'")
     return _Endpoint(
         base_url=base_url,
         api_key=api_key or PLACEHOLDER_KEY,
@@ -384,7 +295,7 @@ class OpenAIChatModel:
             except openai.APIStatusError as exc:
                 if exc.status_code not in (400, 422):
                     raise
-                if tokens_param == "max_tokens" and "max_completion_tokens" in _server_message(exc):
+                if tokens_param == "max_tokens" and "max_completion_tokens" in server_message(exc):
                     tokens_param = "max_completion_tokens"  # newer OpenAI models refuse max_tokens
                     continue
                 if with_options:
@@ -395,123 +306,6 @@ class OpenAIChatModel:
                 log.info("LLM endpoint %s rejects stream_options; usage will not be reported", self._endpoint.url)
             self._stream_options_ok, self._max_tokens_param = with_options, tokens_param
             return sdk_stream
-
-
-class OpenAIChatStream:
-    """rag.chat.ChatStream: iterate once for text deltas; then `usage` and `finish_reason` are set.
-
-    `text` holds everything received so far (also after a StreamInterrupted)."""
-
-    def __init__(self, model: OpenAIChatModel, messages: list[Message], *, max_tokens: int, temperature: float) -> None:
-        self._model = model
-        self._messages = messages
-        self._max_tokens = max_tokens
-        self._temperature = temperature
-        self._started = False
-        self.usage = Usage()
-        self.finish_reason: str | None = None
-        self.text = ""
-        self._saw_choices = False
-
-    def _take(self, chunk: Any) -> str:
-        """Content of one chunk; records usage and finish reason. Raises _Malformed on a non-chunk."""
-        choices = getattr(chunk, "choices", None)
-        if choices is None and getattr(chunk, "usage", None) is None:
-            raise _Malformed(f"a stream chunk has no 'choices' ({type(chunk).__name__})")
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
-            prompt = getattr(usage, "prompt_tokens", 0)
-            completion = getattr(usage, "completion_tokens", 0)
-            self.usage = Usage(
-                prompt_tokens=prompt if isinstance(prompt, int) else 0,
-                completion_tokens=completion if isinstance(completion, int) else 0,
-            )
-        if not choices:
-            return ""
-        if not isinstance(choices, list):
-            raise _Malformed("'choices' in a stream chunk is not a list")
-        self._saw_choices = True
-        first = choices[0]
-        reason = getattr(first, "finish_reason", None)
-        if isinstance(reason, str) and reason:
-            self.finish_reason = reason
-        delta = getattr(first, "delta", None)
-        content = getattr(delta, "content", None)
-        return content if isinstance(content, str) else ""
-
-    def _estimate_usage(self) -> Usage:
-        """Token counts from the model's own tokenizer when the stream reported none: exact for the answer,
-        the message texts plus 4 tokens of chat framing each (and 3 to start the reply) for the prompt."""
-        count = self._model._count_tokens
-        if count is None:
-            return Usage()
-        try:
-            prompt = sum(count(m["content"]) + 4 for m in self._messages) + 3
-            return Usage(prompt_tokens=prompt, completion_tokens=count(self.text) if self.text else 0)
-        except Exception as exc:  # an estimate must never fail the answer
-            log.debug("could not count tokens: %s", type(exc).__name__)
-            return Usage()
-
-    def _open(self) -> tuple[Any, Iterator[Any], str]:
-        """Send the request and read up to the first text. Everything here is safely retryable: nothing has
-        reached the caller yet. Returns the SDK stream, its chunk iterator and the first text ('' at the end)."""
-        sdk_stream = self._model._create(self._messages, self._max_tokens, self._temperature)
-        chunks = iter(sdk_stream)
-        try:
-            for chunk in chunks:
-                content = self._take(chunk)
-                if content:
-                    return sdk_stream, chunks, content
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # undecodable JSON, odd shapes
-            sdk_stream.close()
-            raise _Malformed(f"{type(exc).__name__}: {exc}") from exc
-        except BaseException:
-            sdk_stream.close()
-            raise
-        return sdk_stream, chunks, ""
-
-    def __iter__(self) -> Iterator[str]:
-        if self._started:
-            raise RuntimeError("an OpenAIChatStream can be iterated only once")
-        self._started = True
-        endpoint = self._model._endpoint
-
-        def attempt() -> tuple[Any, Iterator[Any], str]:
-            # a retried attempt starts from a clean slate
-            self.usage, self.finish_reason, self._saw_choices = Usage(), None, False
-            return self._open()
-
-        sdk_stream, chunks, first = endpoint.call(attempt, "chat completion")
-        try:
-            if not first:
-                if not self._saw_choices:
-                    content_type = sdk_stream.response.headers.get("content-type", "?")
-                    raise endpoint.malformed(f"the stream carried no choices and no text (content-type {content_type})")
-                return  # a genuinely empty completion
-            self.text = first
-            yield first
-            while True:
-                try:
-                    chunk = next(chunks)
-                    content = self._take(chunk)
-                except StopIteration:
-                    break
-                except _Malformed as exc:
-                    raise endpoint.interrupted(f"malformed chunk ({exc})", self.text) from None
-                except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                    raise endpoint.interrupted(f"malformed chunk ({type(exc).__name__})", self.text) from None
-                except openai.OpenAIError as exc:
-                    raise endpoint.interrupted(exc, self.text) from None
-                if content:
-                    self.text += content
-                    yield content
-            if self.finish_reason is None:
-                # the body ended cleanly but the completion never said it was done
-                raise endpoint.interrupted("the stream ended without a finish reason", self.text)
-            if self.usage == Usage():
-                self.usage = self._estimate_usage()
-        finally:
-            sdk_stream.close()
 
 
 class OpenAIEmbedder:
@@ -559,20 +353,7 @@ class OpenAIEmbedder:
 
         def fetch() -> list[list[float]]:
             response = self._endpoint.client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
-            data = getattr(response, "data", None)
-            if not isinstance(data, list) or len(data) != len(inputs):
-                got = len(data) if isinstance(data, list) else "no"
-                raise _Malformed(f"asked for {len(inputs)} embeddings, got {got}")
-            ordered = sorted(data, key=lambda d: getattr(d, "index", 0))
-            vectors: list[list[float]] = []
-            for item in ordered:
-                vector = getattr(item, "embedding", None)
-                if not isinstance(vector, list) or not vector:
-                    raise _Malformed("an embedding is not a list of numbers")
-                vectors.append([float(x) for x in vector])
-            if len({len(v) for v in vectors}) != 1:
-                raise _Malformed("embeddings in one response differ in length")
-            return vectors
+            return embedding_vectors(response, len(inputs))
 
         vectors = self._endpoint.call(fetch, "embeddings")
         dim = len(vectors[0])

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from eval.compare import compare_summaries
 from eval.gates import GATES, check_gates
 from eval.judge import parse_faithfulness, parse_json_object, parse_relevance, run_judge
 from eval.questions import DEFAULT_QUESTIONS, Question, load_questions
-from eval.report import build_summary, compare_summaries, write_outputs
+from eval.report import build_summary, write_outputs
 from eval.runner import run_eval
 from rag.errors import QuestionError, RagError
 from rag.settings import Settings, load_settings

@@ -65,7 +65,8 @@ def test_rag_ask_against_a_llama_cpp_openai_compatible_server(server: LocalServe
     # either the model's own answer (backend openai, tokens counted) or, when no sentence of it was supported
     # by its sources, the extractive fallback with a note saying so
     if out["backend"] == "openai":
-        assert out["usage"]["completion_tokens"] > 0 and out["prompt"].startswith("answer_system+answer_user@")
+        # llama_cpp.server ignores stream_options, so an external one reports no token usage (zeros, not guesses)
+        assert out["model"] == "local" and out["prompt"].startswith("answer_system+answer_user@")
     else:
         assert out["backend"] == "extractive" and any("supported" in n for n in out["notes"])
 

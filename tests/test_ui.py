@@ -255,7 +255,7 @@ def test_parse_auth() -> None:
 def test_start_up_builds_a_missing_or_empty_index(
     monkeypatch: pytest.MonkeyPatch, settings: Any, store_exists: bool, count: int | None, builds: bool
 ) -> None:
-    import ui.app as app
+    import ui.startup as startup
     from rag.errors import IndexMissingError
 
     built: list[str] = []
@@ -273,13 +273,13 @@ def test_start_up_builds_a_missing_or_empty_index(
         def close(self) -> None:
             self.closed = True
 
-    monkeypatch.setattr(app, "Assistant", FakeAssistant)
+    monkeypatch.setattr(startup, "Assistant", FakeAssistant)
     monkeypatch.setattr("rag.store.VectorStore", lambda s: type("V", (), {"exists": lambda _self: store_exists})())
-    monkeypatch.setattr(app, "_build_bundled", lambda s, why: built.append(why))
+    monkeypatch.setattr(startup, "_build_bundled", lambda s, why: built.append(why))
     if not builds:
         with pytest.raises(IndexMissingError):
-            app.open_assistant(settings)
+            startup.open_assistant(settings)
         return
-    assistant = app.open_assistant(settings)
+    assistant = startup.open_assistant(settings)
     assert len(built) == 1 and assistant is opened[-1] and not assistant.closed
     assert all(a.closed for a in opened[:-1])

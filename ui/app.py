@@ -1,19 +1,18 @@
 """The Gradio chat UI: `build_app(assistant, settings)` and `serve(settings, host, port, auth)`.
 
-The only module that imports gradio. It calls the Assistant and renders with ui.render; it holds no
-retrieval or prompt logic, and no conversation outside the per-session gr.State / chat history.
+The only module that imports gradio. It calls the Assistant (opened by ui.startup) with the form values read by
+ui.form_inputs and renders with ui.render; it holds no retrieval or prompt logic, and no conversation outside the
+per-session gr.State / chat history.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 import threading
 import traceback
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # before gradio is imported
@@ -21,14 +20,14 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # before gradio is imported
 import gradio as gr  # noqa: E402
 
 from rag.answer import Assistant  # noqa: E402
-from rag.chat import ChatModel, Message  # noqa: E402
-from rag.errors import ConfigError, IndexMissingError, QuestionError, RagError  # noqa: E402
+from rag.errors import ConfigError, RagError  # noqa: E402
 from rag.feedback import record_feedback  # noqa: E402
-from rag.retriever import Filters  # noqa: E402
 from rag.settings import LLM_CHOICES, Settings  # noqa: E402
 from rag.types import AnswerEvent, DeltaEvent, SourcesEvent  # noqa: E402
 from ui import render  # noqa: E402
+from ui.form_inputs import chat_history, search_filters  # noqa: E402
 from ui.render import CSS, PAPER_JS, SOURCES_JS  # noqa: E402
+from ui.startup import open_assistant  # noqa: E402
 
 EXAMPLES = [
     "How many wells are in the Alberta dataset?",
@@ -38,46 +37,12 @@ EXAMPLES = [
 GENERIC_ERROR = "Something went wrong while answering; the details are in the server log."
 MAX_K = 20
 THEME = gr.themes.Default(  # system fonts only: the page makes no outside request
-    primary_hue="indigo", neutral_hue="slate",
+    primary_hue="indigo",
+    neutral_hue="slate",
     font=["Inter", "ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "sans-serif"],
     font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
 )
 _KEPT_ANSWERS = 50  # per session, for feedback and copying
-
-
-def _history(history: list[dict[str, Any]] | None) -> list[Message]:
-    """Chat history (role/content dicts, answers rendered as HTML) -> plain-text messages for ask_stream."""
-    out: list[Message] = []
-    for m in history or []:
-        role, content = m.get("role"), m.get("content")
-        if isinstance(content, list):  # content blocks
-            content = " ".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
-        if role not in ("user", "assistant") or not isinstance(content, str):
-            continue
-        text = render.plain_text(content) if role == "assistant" else content.strip()
-        if text and not text.startswith("⚠"):
-            out.append({"role": role, "content": text})
-    return out
-
-
-def _year(value: Any, label: str) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        year = int(float(value))
-    except (TypeError, ValueError):
-        raise QuestionError(f"{label} must be a year, like 2024") from None
-    if not 0 < year < 10000:
-        raise QuestionError(f"{label} must be a year, like 2024")
-    return year
-
-
-def _filters(year_min: Any, year_max: Any, venue: str | None, author: str | None) -> Filters | None:
-    lo, hi = _year(year_min, "'Year from'"), _year(year_max, "'Year to'")
-    if lo is not None and hi is not None and lo > hi:
-        raise QuestionError(f"the year range {lo}-{hi} is empty")
-    f = Filters(lo, hi, (venue or "").strip() or None, (author or "").strip() or None)
-    return f if f.active else None
 
 
 def _paper_count(assistant: Assistant) -> int | None:
@@ -105,8 +70,17 @@ def make_respond(assistant: Assistant, settings: Settings) -> Any:
     default_k = min(settings.k, MAX_K)
 
     def respond(
-        message: str, history: list[dict[str, Any]], backend: str, model: str, k: float, year_min: Any,
-        year_max: Any, venue: str, author: str, summary: bool, state: dict[str, Any] | None,
+        message: str,
+        history: list[dict[str, Any]],
+        backend: str,
+        model: str,
+        k: float,
+        year_min: Any,
+        year_max: Any,
+        venue: str,
+        author: str,
+        summary: bool,
+        state: dict[str, Any] | None,
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
         state = dict(state or {})
         sources_html = render.render_sources_empty("Searching the index…")
@@ -114,8 +88,12 @@ def make_respond(assistant: Assistant, settings: Settings) -> Any:
         try:
             kk = max(1, min(int(k or default_k), MAX_K, settings.max_k))
             events = assistant.ask_stream(
-                message, _history(history), llm=backend or None, model=(model or "").strip() or None,
-                k=None if kk == settings.k else kk, filters=_filters(year_min, year_max, venue, author),
+                message,
+                chat_history(history),
+                llm=backend or None,
+                model=(model or "").strip() or None,
+                k=None if kk == settings.k else kk,
+                filters=search_filters(year_min, year_max, venue, author),
                 summary=True if summary else None,
             )
             for event in events:
@@ -131,8 +109,12 @@ def make_respond(assistant: Assistant, settings: Settings) -> Any:
                     html = render.render_answer(a)
                     answers = dict(state.get("answers") or {})
                     answers[str(len(history or []) + 1)] = {
-                        "question": message, "text": a.text, "backend": a.backend, "html": html,
-                        "cited_ids": [c.paper_id for c in a.citations], "copy": render.answer_with_references(a),
+                        "question": message,
+                        "text": a.text,
+                        "backend": a.backend,
+                        "html": html,
+                        "cited_ids": [c.paper_id for c in a.citations],
+                        "copy": render.answer_with_references(a),
                     }
                     state["answers"] = dict(list(answers.items())[-_KEPT_ANSWERS:])
                     yield html, render.render_sources(a), state
@@ -174,43 +156,85 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
     with gr.Blocks(title="Paper QA: cited answers from research abstracts") as demo:
         state = gr.State({})
         gr.HTML(render.render_header(papers, assistant.retriever.stale), elem_id="header")
-        sources = gr.HTML(render.render_sources_empty(), elem_id="sources", render=False, js_on_load=SOURCES_JS,
-                          apply_default_css=False)
+        sources = gr.HTML(
+            render.render_sources_empty(),
+            elem_id="sources",
+            render=False,
+            js_on_load=SOURCES_JS,
+            apply_default_css=False,
+        )
         with gr.Accordion("Settings", open=False, render=False, elem_id="settings") as settings_box:
             with gr.Row():
                 backend = gr.Dropdown(list(LLM_CHOICES), value=settings.llm, label="Answer backend", info=auto)
-                model = gr.Textbox(settings.model, label="Model name", placeholder="the endpoint's default",
-                                   info="for the openai backend")
-            k = gr.Slider(1, MAX_K, value=min(settings.k, MAX_K), step=1, label="Number of sources",
-                          info=f"at the default ({settings.k}) summaries use twice as many")
+                model = gr.Textbox(
+                    settings.model,
+                    label="Model name",
+                    placeholder="the endpoint's default",
+                    info="for the openai backend",
+                )
+            k = gr.Slider(
+                1,
+                MAX_K,
+                value=min(settings.k, MAX_K),
+                step=1,
+                label="Number of sources",
+                info=f"at the default ({settings.k}) summaries use twice as many",
+            )
             with gr.Row():
                 year_min = gr.Textbox("", label="Year from", placeholder="any, e.g. 2023", min_width=120)
                 year_max = gr.Textbox("", label="Year to", placeholder="any", min_width=120)
                 venue = gr.Textbox("", label="Venue contains", placeholder="e.g. ICML", min_width=120)
                 author = gr.Textbox("", label="Author contains", placeholder="e.g. Rolnick", min_width=120)
-            summary = gr.Checkbox(False, label="Summarize (one line per paper)",
-                                  info="Off: summary mode only when the question asks for one")
+            summary = gr.Checkbox(
+                False,
+                label="Summarize (one line per paper)",
+                info="Off: summary mode only when the question asks for one",
+            )
         inputs: list[Any] = [backend, model, k, year_min, year_max, venue, author, summary, state]
         with gr.Row(equal_height=False, elem_id="main-row"):
             with gr.Column(scale=3, min_width=420):
                 chatbot = gr.Chatbot(
-                    elem_id="chat", height=580, show_label=False, render=False, buttons=["copy", "copy_all"],
+                    elem_id="chat",
+                    height=580,
+                    show_label=False,
+                    render=False,
+                    buttons=["copy", "copy_all"],
                     placeholder="**Ask a question about the indexed papers.**<br>Answers cite their sources as [n].",
                 )
                 gr.ChatInterface(
-                    make_respond(assistant, settings), chatbot=chatbot, additional_inputs=inputs,
-                    additional_outputs=[sources, state], examples=[[q] for q in EXAMPLES],
-                    textbox=gr.Textbox(placeholder="Ask about the papers, e.g. which datasets are introduced?",
-                                       show_label=False, scale=7, autofocus=True, submit_btn=True, stop_btn=True,
-                                       elem_id="question"),
-                    flagging_mode="never", fill_height=False, autofocus=True, api_name="respond",
+                    make_respond(assistant, settings),
+                    chatbot=chatbot,
+                    additional_inputs=inputs,
+                    additional_outputs=[sources, state],
+                    examples=[[q] for q in EXAMPLES],
+                    textbox=gr.Textbox(
+                        placeholder="Ask about the papers, e.g. which datasets are introduced?",
+                        show_label=False,
+                        scale=7,
+                        autofocus=True,
+                        submit_btn=True,
+                        stop_btn=True,
+                        elem_id="question",
+                    ),
+                    flagging_mode="never",
+                    fill_height=False,
+                    autofocus=True,
+                    api_name="respond",
                 )
                 settings_box.render()
                 with gr.Row(elem_id="answer-tools"):
-                    copy_btn = gr.Button("Copy answer with references", size="sm", variant="secondary", scale=0,
-                                         min_width=240)
-                copy_box = gr.Textbox(label="Answer with references", lines=8, max_lines=20, visible=False,
-                                      interactive=False, buttons=["copy"], elem_id="copy-box")
+                    copy_btn = gr.Button(
+                        "Copy answer with references", size="sm", variant="secondary", scale=0, min_width=240
+                    )
+                copy_box = gr.Textbox(
+                    label="Answer with references",
+                    lines=8,
+                    max_lines=20,
+                    visible=False,
+                    interactive=False,
+                    buttons=["copy"],
+                    elem_id="copy-box",
+                )
             with gr.Column(scale=2, min_width=340, elem_id="sources-col"):
                 sources.render()
         paper = gr.HTML("", elem_id="paper", js_on_load=PAPER_JS, apply_default_css=False)
@@ -235,57 +259,6 @@ def parse_auth(auth: str | None) -> tuple[str, str] | None:
     return user, password
 
 
-def _fake_chat_model() -> ChatModel | None:
-    """TEST-ONLY hook: RAG_UI_FAKE_LLM=<path to a JSON list of scripted replies, or {"replies": [...],
-    "delay_s": 0.05}> answers with rag.fakes.ScriptedChatModel instead of a real LLM. Never set it in use."""
-    path = os.environ.get("RAG_UI_FAKE_LLM")
-    if not path:
-        return None
-    from rag.fakes import ScriptedChatModel
-
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"RAG_UI_FAKE_LLM: cannot read {path}: {exc}") from None
-    spec = data if isinstance(data, dict) else {"replies": data}
-    print("RAG_UI_FAKE_LLM is set: answers come from scripted test replies", file=sys.stderr, flush=True)
-    return ScriptedChatModel([str(r) for r in spec.get("replies", [])], delay_s=float(spec.get("delay_s", 0)))
-
-
-def _build_bundled(settings: Settings, why: str) -> None:
-    from rag.indexer import build_index
-
-    print(f"{why}: indexing the bundled corpus before starting the UI…", flush=True)
-    shown = [-1]
-
-    def progress(done: int, total: int) -> None:
-        pct = 100 * done // max(total, 1)
-        if pct // 10 != shown[0] // 10 or done == total:
-            shown[0] = pct
-            print(f"  embedded {done}/{total} chunks ({pct}%)", flush=True)
-
-    print(build_index(settings, progress=progress).line(), flush=True)
-
-
-def open_assistant(settings: Settings) -> Assistant:
-    """The Assistant over the index; builds the bundled corpus first when there is no index or it is empty."""
-    chat_model = _fake_chat_model()
-    try:
-        assistant = Assistant(settings, chat_model=chat_model)
-    except IndexMissingError as exc:
-        from rag.store import VectorStore
-
-        if VectorStore(settings).exists():
-            raise  # built with another embedder: the message says what to do
-        _build_bundled(settings, f"No index yet ({exc})")
-        return Assistant(settings, chat_model=chat_model)
-    if assistant.retriever.store.count() == 0:
-        assistant.close()
-        _build_bundled(settings, f"The index at {settings.index_dir} is empty")
-        assistant = Assistant(settings, chat_model=chat_model)
-    return assistant
-
-
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -299,8 +272,14 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: s
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _raise_interrupt)  # terminate = Ctrl-C: close the local LLM too
         demo.queue(default_concurrency_limit=8).launch(
-            server_name=host, server_port=port, auth=credentials, auth_message="Paper QA: please log in.",
-            theme=THEME, css=CSS, footer_links=["api", "settings"], show_error=False,
+            server_name=host,
+            server_port=port,
+            auth=credentials,
+            auth_message="Paper QA: please log in.",
+            theme=THEME,
+            css=CSS,
+            footer_links=["api", "settings"],
+            show_error=False,
         )
     except OSError as exc:
         print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from rag.citations import strip_markers
@@ -52,7 +53,7 @@ def authors_line(authors: Sequence[str]) -> str:
 
 
 def paper_meta(paper: Paper) -> str:
-    """"Authors · Venue · Year", escaped."""
+    """ "Authors · Venue · Year", escaped."""
     parts = [authors_line(paper.authors), paper.venue or "", str(paper.year) if paper.year else ""]
     return " · ".join(esc(p) for p in parts if p)
 
@@ -107,8 +108,9 @@ def mark_answer(text: str, unsupported: Sequence[str], n_sources: int) -> tuple[
     out, pos = [], 0
     for s, e in sorted(spans):
         out.append(_link_markers(esc(text[pos:s]), n_sources))
-        out.append(f'<span class="unsupported" title="{UNSUPPORTED_TIP}">⚠ '
-                   f"{_link_markers(esc(text[s:e]), n_sources)}</span>")
+        out.append(
+            f'<span class="unsupported" title="{UNSUPPORTED_TIP}">⚠ {_link_markers(esc(text[s:e]), n_sources)}</span>'
+        )
         pos = e
     out.append(_link_markers(esc(text[pos:]), n_sources))
     return "".join(out), unplaced
@@ -122,10 +124,12 @@ def render_answer(answer: Answer) -> str:
         notes.append('<p class="incomplete">⚠ The answer stream broke off: this answer is incomplete.</p>')
     if unplaced:
         items = "".join(f"<li>{_link_markers(esc(s), len(answer.sources))}</li>" for s in unplaced)
-        notes.append(f'<p class="unsupported" title="{UNSUPPORTED_TIP}">⚠ Not supported by the cited sources:</p>'
-                     f"<ul>{items}</ul>")
+        notes.append(
+            f'<p class="unsupported" title="{UNSUPPORTED_TIP}">⚠ Not supported by the cited sources:</p>'
+            f"<ul>{items}</ul>"
+        )
     if answer.notes:
-        notes.append("<ul class=\"note-list\">" + "".join(f"<li>{esc(n)}</li>" for n in answer.notes) + "</ul>")
+        notes.append('<ul class="note-list">' + "".join(f"<li>{esc(n)}</li>" for n in answer.notes) + "</ul>")
     parts = [body]
     if notes:
         parts.append('<div class="answer-notes">' + "".join(notes) + "</div>")
@@ -201,8 +205,11 @@ def render_sources(answer: Answer) -> str:
     others = [n for n in range(1, len(hits) + 1) if n not in cited]
     extra = ""
     if others:
-        extra = (f'<details class="src-others"><summary>Also retrieved, not cited ({len(others)})</summary>'
-                 + "".join(source_card(n, hits[n - 1]) for n in others) + "</details>")
+        extra = (
+            f'<details class="src-others"><summary>Also retrieved, not cited ({len(others)})</summary>'
+            + "".join(source_card(n, hits[n - 1]) for n in others)
+            + "</details>"
+        )
     return _panel(f"Cited source{'s' if len(cited) != 1 else ''} ({len(cited)})", cards, extra)
 
 
@@ -267,69 +274,7 @@ def answer_with_references(answer: Answer) -> str:
 
 
 # -- page style and the two small scripts (run by gr.HTML's js_on_load; they only trigger events) --
-SOURCES_JS = """element.addEventListener('click', (e) => {
-  const b = e.target.closest('button.show-abstract');
-  if (b && b.dataset.paperId) { trigger('click', {paper_id: b.dataset.paperId}); }
-});"""
-PAPER_JS = """element.addEventListener('click', (e) => { if (e.target.closest('[data-close]')) trigger('click', {}); });
-document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && element.querySelector('.paper-modal')) trigger('click', {});
-});"""
-CSS = """
-.gradio-container { max-width: 1320px !important; margin: 0 auto !important; }
-.app-header h1 { font-size: 1.45rem; font-weight: 700; margin: .2rem 0 .15rem; }
-.app-header p { margin: 0; color: var(--body-text-color-subdued); font-size: .92rem; }
-.app-header .banner { margin-top: .4rem; padding: .35rem .6rem; border-radius: 6px;
-  background: #fef3c7; color: #92400e; }
-#chat a.cite { text-decoration: none; font-weight: 600; color: var(--color-accent); white-space: nowrap; }
-#chat a.cite:hover { text-decoration: underline; }
-#chat .unsupported { background: rgba(245, 158, 11, .16); border-bottom: 2px dotted #d97706; cursor: help; }
-#chat .pending { color: var(--body-text-color-subdued); font-style: italic; }
-#chat .answer-notes { margin-top: .5rem; padding-top: .35rem; border-top: 1px solid var(--border-color-primary);
-  font-size: .82em; color: var(--body-text-color-subdued); }
-#chat .answer-notes ul { margin: .15rem 0 0 1rem; padding: 0; }
-#chat .answer-notes p { margin: .2rem 0; }
-#chat .answer-meta { margin-top: .45rem; font-size: .78em; color: var(--body-text-color-subdued); }
-#sources-col { position: sticky; top: .5rem; max-height: calc(100vh - 1rem); overflow-y: auto; }
-.sources-panel { display: flex; flex-direction: column; gap: .65rem; }
-.sources-heading { font-weight: 600; font-size: .8rem; letter-spacing: .04em; text-transform: uppercase;
-  color: var(--body-text-color-subdued); margin: .2rem 0 0; }
-.sources-empty { padding: 1.2rem; border: 1px dashed var(--border-color-primary); border-radius: 10px;
-  color: var(--body-text-color-subdued); text-align: center; font-size: .9rem; }
-.src-card { border: 1px solid var(--border-color-primary); border-radius: 10px; padding: .75rem .9rem;
-  background: var(--block-background-fill); scroll-margin-top: 1rem; }
-.src-card:target { outline: 2px solid var(--color-accent); outline-offset: 1px; }
-.src-head { display: flex; gap: .6rem; align-items: flex-start; }
-.src-num { flex: none; width: 1.55rem; height: 1.55rem; border-radius: 999px; background: var(--color-accent);
-  color: #fff; display: inline-flex; align-items: center; justify-content: center;
-  font-weight: 700; font-size: .78rem; }
-.src-title { font-weight: 600; line-height: 1.3; font-size: .95rem; word-break: break-word; }
-.src-meta { margin: .2rem 0 0 2.15rem; font-size: .8rem; color: var(--body-text-color-subdued); }
-.src-passage { margin: .5rem 0 .55rem 2.15rem; padding: 0 0 0 .7rem; border-left: 3px solid var(--border-color-primary);
-  font-size: .84rem; line-height: 1.5; display: -webkit-box; -webkit-line-clamp: 6; -webkit-box-orient: vertical;
-  overflow: hidden; word-break: break-word; }
-.src-actions { display: flex; flex-wrap: wrap; gap: .45rem; align-items: center; margin-left: 2.15rem; }
-.src-actions a.ext, .src-actions .show-abstract, .paper-links a.ext { font-size: .78rem; padding: .18rem .6rem;
-  border: 1px solid var(--border-color-primary); border-radius: 6px; background: var(--background-fill-secondary);
-  color: var(--body-text-color); text-decoration: none; cursor: pointer; line-height: 1.4; font-weight: 400;
-  font-family: inherit; }
-.src-actions a.ext:hover, .src-actions .show-abstract:hover { border-color: var(--color-accent); }
-.src-id { margin-left: auto; font-size: .72rem; color: var(--body-text-color-subdued); }
-.src-others summary { cursor: pointer; font-size: .85rem; color: var(--body-text-color-subdued);
-  margin: .2rem 0 .5rem; }
-.src-others .src-card { margin-bottom: .6rem; }
-#paper { position: relative; z-index: 1000; }
-.paper-modal { position: fixed; inset: 0; z-index: 1000; display: flex; align-items: center; justify-content: center; }
-.paper-backdrop { position: absolute; inset: 0; background: rgba(15, 23, 42, .5); }
-.paper-box { position: relative; width: min(760px, calc(100% - 2rem)); max-height: 85vh; overflow-y: auto;
-  background: var(--background-fill-primary); border-radius: 12px; padding: 1.4rem 1.6rem;
-  box-shadow: 0 24px 60px rgba(0, 0, 0, .35); }
-.paper-close { position: absolute; top: .6rem; right: .75rem; border: none; background: none; font-size: 1.1rem;
-  cursor: pointer; color: var(--body-text-color-subdued); }
-.paper-title { font-size: 1.2rem; font-weight: 700; margin: 0 1.8rem .35rem 0; line-height: 1.3; }
-.paper-meta { font-size: .86rem; color: var(--body-text-color-subdued); }
-.paper-links { display: flex; gap: .5rem; align-items: center; margin: .6rem 0 .9rem; }
-.paper-abstract-label { font-size: .75rem; font-weight: 600; text-transform: uppercase; letter-spacing: .05em;
-  color: var(--body-text-color-subdued); }
-.paper-abstract { line-height: 1.65; margin: .25rem 0 0; white-space: pre-wrap; }
-"""
+_STATIC = Path(__file__).parent / "static"
+CSS = (_STATIC / "app.css").read_text(encoding="utf-8")
+SOURCES_JS = (_STATIC / "sources.js").read_text(encoding="utf-8")
+PAPER_JS = (_STATIC / "paper.js").read_text(encoding="utf-8")
