@@ -20,7 +20,14 @@ from rag.embedding import Embedder
 from rag.errors import LLMError, QuestionError
 from rag.extractive import Extractive, metadata_intent
 from rag.followup import condense
-from rag.grounding import SentenceVectors, SupportChecker, key_terms, missing_focus, missing_key_terms
+from rag.grounding import (
+    SentenceVectors,
+    SupportChecker,
+    key_terms,
+    missing_focus,
+    missing_key_terms,
+    untrusted,
+)
 from rag.prompts import load_prompt, prompt_id
 from rag.retriever import Filters, Retriever, top_relevance
 from rag.runlog import append as log_answer
@@ -31,7 +38,8 @@ SUMMARY_REQUEST = re.compile(
     r"\b(summari[sz]e|summary|overview|survey|literature review|review the|what (work|research) (is there|exists))\b",
     re.IGNORECASE,
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 
 
 def clean_question(question: str, max_chars: int) -> str:
@@ -110,7 +118,8 @@ class Assistant:
         backend = backend if chat is None else chat.backend
         history = list(history)[-2 * self.settings.max_history_turns :]
         standalone, usage = condense(q, history, chat, self.settings)
-        k = k or (2 * self.settings.k if mode == "summary" else self.settings.k)
+        if k is None:  # an explicit 0 is refused by the retriever, not silently replaced by the default
+            k = 2 * self.settings.k if mode == "summary" else self.settings.k
         hits = tuple(self.retriever.search(standalone, k, filters=filters, token_budget=self.settings.context_tokens))
         yield SourcesEvent(standalone, hits, mode, backend)
 
@@ -205,6 +214,12 @@ class Assistant:
         text, removed = clean_markers(text, set(range(1, len(hits) + 1)))
         if removed:
             notes.append(f"removed {removed} citation(s) of sources that were not retrieved")
+        flagged = [f"[{n}] {h.paper.id}" for n, h in enumerate(hits, 1) if untrusted(h)]
+        if flagged:
+            notes.append(
+                f"source {', '.join(flagged)} contains instructions addressed to the model; "
+                "treated as data and never used as evidence"
+            )
         unsupported, checked = self.checker.unsupported(text, hits)
         abstained = REFUSAL in text
         if backend != "extractive" and not abstained and checked and len(unsupported) == checked and complete:

@@ -159,7 +159,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     hits = Retriever(settings).search(args.query, args.k, filters=filters_from(args), mode=args.mode)
     if args.json:
         out = {
-            "query": args.query,
+            "query": args.query.encode("utf-8", "replace").decode("utf-8"),  # undecodable argv bytes
             "hits": [
                 {
                     "paper_id": h.paper.id,

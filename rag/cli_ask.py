@@ -60,6 +60,10 @@ def print_answer_footer(answer: Answer, streamed: str) -> None:
         print("\nSources:")
         for c in answer.citations:
             print(f"  [{c.n}] {c.title}" + (f"  {c.url}" if c.url else ""))
+    elif answer.sources:  # e.g. a stream cut off before its first citation: still show what was retrieved
+        print("\nRetrieved papers (none cited):")
+        for n, h in enumerate(answer.sources, 1):
+            print(f"  [{n}] {h.paper.title}" + (f"  {h.paper.url}" if h.paper.url else ""))
     for note in answer.notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"\n({answer.backend}: {answer.model}, {answer.latency_s:.2f}s)")

@@ -16,7 +16,7 @@ import numpy as np
 
 from rag.chunking import split_sentences
 from rag.citations import REFUSAL
-from rag.grounding import SentenceVectors
+from rag.grounding import SentenceVectors, untrusted
 from rag.lexical import tokenize
 from rag.types import Hit
 
@@ -73,7 +73,12 @@ class Extractive:
         self.max_sentences = max_sentences
 
     def _score(self, question: str, hits: Sequence[Hit]) -> list[Scored]:
-        candidates = [(n, i, s) for n, h in enumerate(hits, 1) for i, s in enumerate(split_sentences(h.text))]
+        candidates = [
+            (n, i, s)
+            for n, h in enumerate(hits, 1)
+            if not untrusted(h)  # a source that gives the model orders is never quoted
+            for i, s in enumerate(split_sentences(h.text))
+        ]
         if not candidates:
             return []
         vecs = self.vectors([question] + [s for _, _, s in candidates])
@@ -125,7 +130,11 @@ class Extractive:
     def summary(self, question: str, hits: Sequence[Hit], min_relevance: float) -> str:
         """One line per relevant paper: its most on-topic contribution sentence, cited."""
         top = max((h.dense_score or 0.0) for h in hits) if hits else 0.0
-        keep = [(n, h) for n, h in enumerate(hits, 1) if (h.dense_score or 0.0) >= max(min_relevance, top - 0.2)]
+        keep = [
+            (n, h)
+            for n, h in enumerate(hits, 1)
+            if (h.dense_score or 0.0) >= max(min_relevance, top - 0.2) and not untrusted(h)
+        ]
         if not keep:
             return REFUSAL
         lines = [f"{len(keep)} relevant paper{'s' if len(keep) > 1 else ''}:"]

@@ -142,7 +142,7 @@ def _json_records(path: Path) -> Iterator[Record]:
 
 
 def _csv_rows(text: str) -> list[tuple[int, list[str] | str]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # an unclosed quote is an error, not one huge field
     rows: list[tuple[int, list[str] | str]] = []
     old_limit = csv.field_size_limit()
     csv.field_size_limit(max(old_limit, len(text) + 1))  # long abstracts are judged by max_abstract_chars

@@ -3,6 +3,7 @@ filtered, one hit per paper, cut to k and to a token budget."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from rag.types import Hit, Paper
 
 RRF_K = 60
 MODES = ("hybrid", "dense", "lexical")
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ class Retriever:
         per_paper: int = 1,
     ) -> list[Hit]:
         """The k best chunks for the query (one per paper by default), best first."""
-        query = query.strip()
+        query = _SURROGATES.sub(" ", query).strip()  # undecodable argv bytes; the tokenizer rejects them
         if not query:
             raise QuestionError("the query is empty")
         self.refresh_if_reindexed()

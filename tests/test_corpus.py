@@ -597,3 +597,10 @@ def test_bibtex_macro_bomb_is_a_bad_record(tmp_path: Path) -> None:
     papers, warnings = skip([path])
     assert [p.id for p in papers] == ["ok"]
     assert warnings and "@string macros expand to too much text" in warnings[0]
+
+
+def test_csv_with_an_unclosed_quote_is_refused_with_its_line(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text('id,title,abstract\na,T,"An abstract that never closes\nb,U,Another abstract here.\n')
+    with pytest.raises(CorpusError, match=r"bad.csv:2: malformed CSV"):
+        read_papers([bad])
