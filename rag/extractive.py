@@ -48,6 +48,9 @@ _NUMBER_WORD = re.compile(
     r"|thousands?|millions?|billions?|tens|dozens?|twice|double|half|percent)\b",
     re.IGNORECASE,
 )
+_FINDING = re.compile(
+    r"\b(we|our)\s+(show|find|demonstrate|achieve|observe|reveal)|\b(results?|experiments?) (show|demonstrate)", re.I
+)
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
 
 
@@ -86,9 +89,13 @@ class Extractive:
         qwords = set(tokenize(question))
         out = []
         for (n, i, s), sim in zip(candidates, sims, strict=True):
-            overlap = len(qwords & set(tokenize(s))) / len(qwords) if qwords else 0.0
+            # words of the paper's own title identify the paper, not the answer: a background sentence that
+            # restates the topic should not beat the sentence that answers
+            asked = qwords - set(tokenize(hits[n - 1].paper.title)) or qwords
+            overlap = len(asked & set(tokenize(s))) / len(asked) if asked else 0.0
             prior = 0.3 * (hits[n - 1].dense_score or 0.0)  # sentences of the most relevant paper come first
-            out.append(Scored(n, i, s, float(sim) + 0.3 * overlap + prior))
+            finding = 0.05 if _CONTRIBUTION.search(s) or _FINDING.search(s) else 0.0
+            out.append(Scored(n, i, s, float(sim) + 0.3 * overlap + prior + finding))
         return sorted(out, key=lambda c: -c.score)
 
     def answer(self, question: str, hits: Sequence[Hit]) -> str:
