@@ -1,0 +1,221 @@
+"""Side by side with LangChain (langchain-chroma): index time, query latency, recall@5.
+
+    .venv/bin/pip install -e '.[bench]'      # langchain-chroma langchain-core langchain-text-splitters
+    .venv/bin/python bench/bench_peer.py [--synthetic 300] [--runs 3] [--synthetic-runs 2]
+
+Both sides get the same chunks (LangChain's RecursiveCharacterTextSplitter with our tiktoken length function at
+320/32 tokens; checked equal to ours), the same embedded text (title + chunk), the same embedding model instance
+(rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches of 32) and the
+same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
+every timing. Ours: rag.indexer.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
+and similarity_search_with_score(q, 5). Queries alternate between the two. recall@5: share of gold paper ids
+in the top 5 distinct papers, averaged over the dev questions with gold. Index runs alternate which side goes
+first. Extra columns: ours in dense-only mode, and ours with the bench-local prototype search (proto_search.py).
+Writes bench/results/peer.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import common
+
+os.environ["LANGSMITH_TRACING"] = "false"
+os.environ["LANGCHAIN_TRACING_V2"] = "false"
+os.environ["ANONYMIZED_TELEMETRY"] = "False"
+
+
+def _lc_embeddings(model, batch: int):
+    from langchain_core.embeddings import Embeddings
+
+    from rag.embedding import embed_in_batches
+
+    class MiniLMEmbeddings(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return embed_in_batches(model, texts, batch)
+
+        def embed_query(self, text: str) -> list[float]:
+            return model.embed_batch([text])[0]
+
+    return MiniLMEmbeddings()
+
+
+def _lc_chunks(corpus: Path, settings) -> tuple[list[str], list[str], list[dict]]:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    from rag.tokens import count_tokens
+
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap, length_function=count_tokens
+    )
+    ids, texts, metas = [], [], []
+    for line in corpus.read_text().splitlines():
+        paper = json.loads(line)
+        for i, chunk in enumerate(splitter.split_text(paper["abstract"])):
+            ids.append(f"{paper['id']}:{i}")
+            texts.append(f"{paper['title']}\n{chunk}")
+            metas.append({"paper_id": paper["id"], "title": paper["title"]})
+    return ids, texts, metas
+
+
+def index_lc(corpus: Path, path: str, embeddings, settings):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+    from langchain_chroma import Chroma
+
+    t = time.perf_counter()
+    ids, texts, metas = _lc_chunks(corpus, settings)
+    client = chromadb.PersistentClient(path=path, settings=ChromaSettings(anonymized_telemetry=False))
+    store = Chroma(
+        client=client,
+        collection_name="papers",
+        embedding_function=embeddings,
+        collection_configuration={"hnsw": {"space": "cosine"}},
+    )
+    store.add_texts(texts, metadatas=metas, ids=ids)
+    return time.perf_counter() - t, store, dict(zip(ids, texts, strict=True))
+
+
+def index_ours(corpus: Path, home: str, model):
+    from rag.chunking import chunk_paper, embed_text
+    from rag.corpus import read_papers
+    from rag.indexer import build_index
+    from rag.settings import load_settings
+
+    settings = load_settings(env={}, home=home, llm="extractive")
+    t = time.perf_counter()
+    build_index(settings, [corpus], embedder=model)
+    seconds = time.perf_counter() - t
+    chunks = {
+        c.id: embed_text(p, c.text)
+        for p in read_papers([corpus])
+        for c in chunk_paper(p, settings.chunk_tokens, settings.chunk_overlap)
+    }
+    return seconds, settings, chunks
+
+
+def _top_papers(ids: list[str], k: int = 5) -> list[str]:
+    return list(dict.fromkeys(ids))[:k]
+
+
+def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
+    from rag.retriever import Retriever
+    from rag.settings import load_settings
+
+    settings = load_settings(env={})
+    embeddings = _lc_embeddings(model, settings.embed_batch_size)
+    ours_s, lc_s = [], []
+    for run in range(runs):
+        order = ("ours", "lc") if run % 2 == 0 else ("lc", "ours")
+        for side in order:
+            if side == "ours":
+                s, ours_settings, ours_chunks = index_ours(corpus, str(tmp / f"{tag}-ours-{run}"), model)
+                ours_s.append(s)
+            else:
+                s, lc_store, lc_chunks = index_lc(corpus, str(tmp / f"{tag}-lc-{run}"), embeddings, settings)
+                lc_s.append(s)
+    retriever = Retriever(ours_settings, embedder=model)
+    rows = common.questions()
+    from proto_search import fast_search  # the bench-local prototype of a cheaper Retriever.search
+
+    sides = ("ours", "lc", "ours_dense", "ours_proto")
+    lat: dict[str, list[float]] = {side: [] for side in sides}
+    hits_by: dict[str, dict] = {side: {} for side in sides}
+    retriever.search("warm up", 5)
+    lc_store.similarity_search_with_score("warm up", k=5)
+    for r in rows:
+        q = r["question"]
+        for side in sides:
+            t = time.perf_counter()
+            if side == "lc":
+                docs = lc_store.similarity_search_with_score(q, k=5)
+                papers = _top_papers([d.metadata["paper_id"] for d, _ in docs])
+            elif side == "ours_proto":
+                papers = _top_papers([h.paper.id for h in fast_search(retriever, q, 5)])
+            else:
+                mode = "dense" if side == "ours_dense" else "hybrid"
+                papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
+            lat[side].append(1000 * (time.perf_counter() - t))
+            hits_by[side][r["id"]] = papers
+    gold = [r for r in rows if r.get("gold")]
+
+    def recall(side: str) -> float:
+        return sum(len(set(r["gold"]) & set(hits_by[side][r["id"]])) / len(r["gold"]) for r in gold) / len(gold)
+
+    out = {
+        "papers": sum(1 for _ in corpus.open()),
+        "same_chunks": ours_chunks == lc_chunks,
+        "index_runs": runs,
+        "index_ours_s": common.median(ours_s),
+        "index_langchain_s": common.median(lc_s),
+        "query_questions": len(rows),
+        "recall_questions": len(gold),
+    }
+    for side in lat:
+        out[f"query_{side}_p50_ms"] = common.pct(lat[side], 50)
+        out[f"query_{side}_p95_ms"] = common.pct(lat[side], 95)
+        out[f"recall5_{side}"] = recall(side)
+    out["index_ratio_ours_over_lc"] = out["index_ours_s"] / out["index_langchain_s"]
+    out["query_ratio_ours_over_lc"] = out["query_ours_p50_ms"] / out["query_lc_p50_ms"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--synthetic", type=int, default=300, help="size of the synthetic timing corpus (0: skip)")
+    parser.add_argument("--runs", type=int, default=3, help="index runs per side on the bundled corpus")
+    parser.add_argument("--synthetic-runs", type=int, default=2, help="index runs per side on the synthetic corpus")
+    args = parser.parse_args()
+    common.check_quiet()
+
+    import langchain_chroma
+    import langchain_core
+
+    from rag.embedding import MiniLMEmbedder
+
+    model = MiniLMEmbedder()
+    model.embed_batch(["warm up"])
+    result: dict = {
+        "machine": common.machine(),
+        "langchain_core": langchain_core.__version__,
+        "langchain_chroma": getattr(langchain_chroma, "__version__", "?"),
+    }
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        result["bundled"] = compare(common.ROOT / "data" / "icml2025.jsonl", tmp, model, args.runs, "bundled")
+        if args.synthetic:
+            corpus = common.write_corpus(tmp / "synthetic.jsonl", args.synthetic)
+            result["synthetic"] = compare(corpus, tmp, model, args.synthetic_runs, "synthetic")
+    b = result["bundled"]
+    timing = result.get("synthetic", b)
+    result["goals_met"] = {
+        "ours_faster_index": timing["index_ratio_ours_over_lc"] < 1 and b["index_ratio_ours_over_lc"] < 1,
+        "ours_faster_query": timing["query_ratio_ours_over_lc"] < 1 and b["query_ratio_ours_over_lc"] < 1,
+        "recall_at_least_lc": b["recall5_ours"] >= b["recall5_lc"],
+    }
+    common.save("peer", result)
+    rows = []
+    for name in ("bundled", "synthetic"):
+        if name not in result:
+            continue
+        r = result[name]
+        label = f"{name} ({r['papers']} papers)"
+        rows.append(
+            (label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "", "")
+        )
+        for metric, key in (("query p50 ms", "query_{}_p50_ms"), ("recall@5", "recall5_{}")):
+            ours, lc = r[key.format("ours")], r[key.format("lc")]
+            rows.append(("", metric, ours, lc, ours / lc, r[key.format("ours_dense")], r[key.format("ours_proto")]))
+    cols = ["corpus", "metric", "ours", "LangChain", "ours/LangChain", "ours dense-only", "ours prototype search"]
+    print(common.table(cols, rows))
+    print(f"\nsame chunks: bundled {b['same_chunks']}, synthetic {timing['same_chunks']}")
+    print(f"goals met: {result['goals_met']}")
+
+
+if __name__ == "__main__":
+    main()
