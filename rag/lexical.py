@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import bm25s
@@ -109,11 +109,19 @@ class LexicalIndex:
         self._model = model
 
     @classmethod
-    def build(cls, ids: Sequence[str], texts: Sequence[str], fingerprint: str) -> LexicalIndex:
+    def build(cls, ids: Sequence[str], texts: Iterable[str], fingerprint: str) -> LexicalIndex:
+        """Tokens become int32 ids as each text is tokenized (one array per chunk, one shared vocabulary), so a
+        large corpus never holds tens of millions of token strings at once (100k abstracts: BM25 peak RSS
+        1.8 -> 0.9 GB, same scores)."""
+        vocab: dict[str, int] = {}
+        docs = []
+        for text in texts:
+            tokens = tokenize(text) or ["\u2205"]  # an empty doc still needs a token
+            docs.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), np.int32, len(tokens)))
         model = bm25s.BM25()
-        tokens = [tokenize(t) or ["\u2205"] for t in texts]  # an empty doc still needs a token
-        if tokens:
-            model.index(tokens, show_progress=False)
+        if docs:
+            vocab.setdefault("", len(vocab))  # the empty-query token bm25s adds when it builds from strings
+            model.index((docs, vocab), show_progress=False)
         return cls(list(ids), model, fingerprint)
 
     def save(self, directory: Path) -> None:
@@ -142,13 +150,19 @@ class LexicalIndex:
         return cls(meta["ids"], model, meta["fingerprint"])
 
     def search(self, query: str, n: int) -> list[tuple[str, float]]:
-        """Top chunk ids with BM25 scores (> 0), best first."""
-        tokens = tokenize(query)
-        if not tokens or not self.ids:
+        """Top chunk ids with BM25 scores (> 0), best first (ties by position, so results are stable).
+
+        Scores straight from bm25s's sparse matrix: its `retrieve` starts a thread pool per call, which cost
+        ~3 ms a query on this corpus size and dwarfed the scoring itself."""
+        if not self.ids:
             return []
-        docs, scores = self._model.retrieve([tokens], k=min(n, len(self.ids)), show_progress=False, n_threads=1)
-        out = []
-        for doc, score in zip(np.asarray(docs)[0], np.asarray(scores)[0], strict=True):
-            if score > 0:
-                out.append((self.ids[int(doc)], float(score)))
-        return out
+        token_ids = self._model.get_tokens_ids(tokenize(query))
+        if not token_ids:
+            return []
+        scores = np.asarray(self._model.get_scores_from_ids(token_ids))
+        hits = np.flatnonzero(scores > 0)
+        if len(hits) > n:  # keep everything tied with the n-th best, then cut after the stable sort
+            nth = -np.partition(-scores[hits], n - 1)[n - 1]
+            hits = hits[scores[hits] >= nth]
+        order = hits[np.lexsort((hits, -scores[hits]))][:n]
+        return [(self.ids[int(doc)], float(scores[doc])) for doc in order]
