@@ -9,13 +9,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from rag.embedding import Embedder, embedder_name, make_embedder
 from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.indexer import dirty_marker, lexical_dir
 from rag.lexical import LexicalIndex
 from rag.records import lexical_text, paper_from_metadata
 from rag.settings import Settings
-from rag.store import StoredChunk, VectorStore
+from rag.store import VectorStore
 from rag.types import Hit, Paper
 
 RRF_K = 60
@@ -145,49 +147,48 @@ class Retriever:
             raise QuestionError(f"mode must be one of {', '.join(MODES)}")
         filters = filters or Filters()
         n = self.settings.candidates * (4 if filters.active else 1)
-        qvec = self.embedder.embed_batch([query])[0]
+        qvec = np.asarray(self.embedder.embed_batch([query])[0], dtype=np.float32)
 
+        # candidates: ids and scores only; text, metadata and vectors are fetched for the fused best few
         ranked: list[list[str]] = []
-        found: dict[str, StoredChunk] = {}
         dense: dict[str, float] = {}
         lexical: dict[str, float] = {}
         if mode in ("hybrid", "dense"):
-            results = self.store.query(qvec, n, where=filters.where())
-            for c in results:
-                found[c.id] = c
-                dense[c.id] = 1.0 - (c.distance or 0.0)
-            ranked.append([c.id for c in results])
+            nearest = self.store.nearest(qvec.tolist(), n, where=filters.where())
+            dense = {cid: 1.0 - distance for cid, distance in nearest}
+            ranked.append([cid for cid, _ in nearest])
         if mode in ("hybrid", "lexical"):
-            results_lex = self.lexical.search(query, n)
-            lexical = dict(results_lex)
-            missing = [cid for cid, _ in results_lex if cid not in found]
-            for c in self.store.get(missing, with_embeddings=True):
-                found[c.id] = c
-                if c.embedding is not None:
-                    dense[c.id] = sum(a * b for a, b in zip(c.embedding, qvec, strict=False))
-            ranked.append([cid for cid, _ in results_lex if cid in found])
-
+            lexical = dict(self.lexical.search(query, n))
+            ranked.append(list(lexical))
         fused: dict[str, float] = {}
         for ranking in ranked:
             for rank, cid in enumerate(ranking):
                 fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        order = sorted(fused, key=lambda c: (-fused[c], c))
         best = len(ranked) / (RRF_K + 1)
+
         hits: list[Hit] = []
         per: dict[str, int] = {}
         used_tokens = 0
-        for cid in sorted(fused, key=lambda c: (-fused[c], c)):
-            chunk = found[cid]
-            paper = paper_from_metadata(chunk.metadata, str(chunk.metadata.get("abstract") or chunk.text))
-            if not filters.accepts(paper) or per.get(paper.id, 0) >= per_paper:
-                continue
-            tokens = int(chunk.metadata.get("num_tokens", 0) or 0)
-            if token_budget is not None and hits and used_tokens + tokens > token_budget:
-                break
-            per[paper.id] = per.get(paper.id, 0) + 1
-            used_tokens += tokens
-            hits.append(Hit(paper, cid, chunk.text, fused[cid] / best, dense.get(cid), lexical.get(cid), tokens))
-            if len(hits) >= k:
-                break
+        # fetch in pages of 2k: filters and the per-paper rule may skip some, and a page is one store call
+        for start in range(0, len(order), 2 * k):
+            page = order[start : start + 2 * k]
+            need_vectors = any(cid not in dense for cid in page)
+            for chunk in self.store.get(page, with_embeddings=need_vectors):
+                cid = chunk.id
+                if cid not in dense and chunk.embedding is not None:  # lexical-only: score it against the query
+                    dense[cid] = float(np.asarray(chunk.embedding, dtype=np.float32) @ qvec)
+                paper = paper_from_metadata(chunk.metadata, str(chunk.metadata.get("abstract") or chunk.text))
+                if not filters.accepts(paper) or per.get(paper.id, 0) >= per_paper:
+                    continue
+                tokens = int(chunk.metadata.get("num_tokens", 0) or 0)
+                if token_budget is not None and hits and used_tokens + tokens > token_budget:
+                    return hits
+                per[paper.id] = per.get(paper.id, 0) + 1
+                used_tokens += tokens
+                hits.append(Hit(paper, cid, chunk.text, fused[cid] / best, dense.get(cid), lexical.get(cid), tokens))
+                if len(hits) >= k:
+                    return hits
         return hits
 
     def paper(self, paper_id: str) -> Paper | None:

@@ -26,8 +26,7 @@ class StoredChunk:
     id: str
     text: str
     metadata: Metadata
-    distance: float | None = None  # cosine distance to the query, when from a query
-    embedding: tuple[float, ...] | None = None
+    embedding: Sequence[float] | None = None  # as the store returns it (a numpy row), when asked for
 
 
 def _client(settings: Settings) -> Any:
@@ -57,6 +56,7 @@ class VectorStore:
         self.name = name or settings.collection
         self._client = _client(settings)
         self._collection: Any = None
+        self._max_batch: int | None = None
 
     # -- collection lifecycle -------------------------------------------------------------------
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -125,10 +125,13 @@ class VectorStore:
         self.name = new_name
 
     def max_batch_size(self) -> int:
-        try:
-            return int(self._client.get_max_batch_size())
-        except Exception:
-            return 1000
+        """Chroma's own limit on ids per call (asked once: on a server it is a round trip)."""
+        if self._max_batch is None:
+            try:
+                self._max_batch = int(self._client.get_max_batch_size())
+            except Exception:
+                self._max_batch = 1000
+        return self._max_batch
 
     # -- writes ---------------------------------------------------------------------------------
     def upsert(
@@ -191,8 +194,8 @@ class VectorStore:
         embeddings = got.get("embeddings")
         by_id = {}
         for n, cid in enumerate(got["ids"]):
-            emb = tuple(float(x) for x in embeddings[n]) if with_embeddings and embeddings is not None else None
-            by_id[cid] = StoredChunk(cid, got["documents"][n], got["metadatas"][n], None, emb)
+            emb = embeddings[n] if with_embeddings and embeddings is not None else None
+            by_id[cid] = StoredChunk(cid, got["documents"][n], got["metadatas"][n], emb)
         return [by_id[i] for i in ids if i in by_id]
 
     def get_where(self, where: Mapping[str, Any], limit: int = 100) -> list[StoredChunk]:
@@ -200,20 +203,17 @@ class VectorStore:
         got = self._call(self._collection.get, where=dict(where), include=["documents", "metadatas"], limit=limit)
         return [StoredChunk(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
 
-    def query(self, vector: Sequence[float], n: int, where: Mapping[str, Any] | None = None) -> list[StoredChunk]:
-        """Nearest chunks by cosine distance, best first."""
+    def nearest(
+        self, vector: Sequence[float], n: int, where: Mapping[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """Ids of the n nearest chunks with their cosine distance, best first: one store call, no documents
+        (the retriever fetches text and metadata only for the few candidates that survive fusion)."""
         self.open()
-        n = min(n, max(1, self.count()))
         got = self._call(
             self._collection.query,
             query_embeddings=[list(vector)],
-            n_results=n,
+            n_results=max(1, n),
             where=dict(where) if where else None,
-            include=["documents", "metadatas", "distances"],
+            include=["distances"],
         )
-        return [
-            StoredChunk(i, d, m, float(dist))
-            for i, d, m, dist in zip(
-                got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0], strict=True
-            )
-        ]
+        return [(cid, float(dist)) for cid, dist in zip(got["ids"][0], got["distances"][0], strict=True)]

@@ -39,13 +39,14 @@ def test_create_records_embedder_and_round_trips_chunks(store_settings: Settings
             [{"paper_id": "p1", "year": 2024}, {"paper_id": "p2", "year": 2025}, {"paper_id": "p3", "year": 2025}],
         )
         assert store.count() == 3
-        hits = store.query(_vec(0.9, 0.1, 0), 2)
-        assert [h.id for h in hits] == ["p1:0", "p2:0"]
-        assert hits[0].distance is not None and hits[0].distance < hits[1].distance
-        assert [h.id for h in store.query(_vec(1, 0, 0), 3, where={"year": {"$gte": 2025}})] == ["p2:0", "p3:0"]
+        hits = store.nearest(_vec(0.9, 0.1, 0), 2)
+        assert [cid for cid, _ in hits] == ["p1:0", "p2:0"]
+        assert 0 <= hits[0][1] < hits[1][1]
+        assert [cid for cid, _ in store.nearest(_vec(1, 0, 0), 3, where={"year": {"$gte": 2025}})] == ["p2:0", "p3:0"]
+        assert len(store.nearest(_vec(1, 0, 0), 50)) == 3  # more asked than stored: all of them, no error
         got = store.get(["p3:0", "missing", "p1:0"], with_embeddings=True)
         assert [c.id for c in got] == ["p3:0", "p1:0"]
-        assert got[1].embedding == pytest.approx((1.0, 0.0, 0.0))
+        assert got[1].embedding is not None and tuple(got[1].embedding) == pytest.approx((1.0, 0.0, 0.0))
         assert [c.text for c in store.get_where({"paper_id": "p2"})] == ["second text"]
         ids = sorted(cid for cid, _ in store.iter_metadata(page=2))
         assert ids == ["p1:0", "p2:0", "p3:0"]
