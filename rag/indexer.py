@@ -1,4 +1,4 @@
-"""load -> chunk -> skip unchanged (content hash) -> embed -> store -> BM25. Returns an IndexReport.
+"""read -> chunk -> skip unchanged (content hash) -> embed -> store -> BM25, streamed. Returns an IndexReport.
 
 The index mirrors the given sources: new and changed chunks are embedded, unchanged ones are skipped,
 chunks of papers that are gone are removed. Work is written batch by batch, so a killed run keeps what
@@ -10,21 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag.chunking import chunk_paper, embed_text
-from rag.corpus import read_papers
+from rag.corpus import iter_papers
 from rag.embedding import Embedder, embedder_name, make_embedder
-from rag.errors import IndexMissingError
-from rag.lexical import LexicalIndex
+from rag.errors import CorpusError, IndexMissingError
+from rag.lexical import LexicalBuilder, LexicalIndex
 from rag.records import chunk_metadata, lexical_text
 from rag.settings import BUNDLED_CORPUS, Settings
 from rag.store import VectorStore
 from rag.types import Chunk, Paper
 
 Progress = Callable[[int, int], None]  # (done, total) in papers to embed
+Warn = Callable[[str], None]
 WRITE_CHUNKS = 1000  # at most this many chunks per store write (the store splits by Chroma's max batch size)
 WRITE_EVERY_S = 1.0  # and at least this often: a killed run loses about a second of embedding at most
 
@@ -61,6 +62,24 @@ def _fingerprint(items: Sequence[tuple[str, str]]) -> str:
     return h.hexdigest()[:32]
 
 
+@dataclass(frozen=True)
+class _Planned:
+    content_hash: str
+    meta_hash: str
+    paper_id: str
+
+
+Item = tuple[Paper, Chunk, dict[str, str | int]]
+
+
+def _items(sources: Sequence[str | Path], settings: Settings, on_error: str, warn: Warn | None) -> Iterator[Item]:
+    """Every chunk of every paper with its metadata, streamed from the files (nothing is held whole)."""
+    for paper in iter_papers(sources, on_error=on_error, warn=warn):
+        chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
+        for chunk in chunks:
+            yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=len(chunks) > 1)
+
+
 def build_index(
     settings: Settings,
     sources: Sequence[str | Path] | None = None,
@@ -69,16 +88,22 @@ def build_index(
     on_error: str = "stop",
     embedder: Embedder | None = None,
     progress: Progress | None = None,
-    warn: Callable[[str], None] | None = None,
+    warn: Warn | None = None,
 ) -> IndexReport:
-    """Build or update the index so it holds exactly the papers in `sources` (default: the bundled corpus)."""
+    """Build or update the index so it holds exactly the papers in `sources` (default: the bundled corpus).
+
+    Two streaming passes over the files: the first keeps only each chunk's id and hashes (to decide what to
+    embed, update and remove), the second re-reads them and embeds, writes and feeds BM25 as it goes. Memory
+    stays flat in the corpus size apart from those hashes and the BM25 token arrays."""
     started = time.perf_counter()
-    papers = read_papers(list(sources) if sources else [BUNDLED_CORPUS], on_error=on_error, warn=warn)
-    planned: list[tuple[Paper, Chunk, dict[str, str | int]]] = []
-    for paper in papers:
-        chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
-        for chunk in chunks:
-            planned.append((paper, chunk, chunk_metadata(paper, chunk, whole_abstract=len(chunks) > 1)))
+    sources = list(sources) if sources else [BUNDLED_CORPUS]
+    planned: dict[str, _Planned] = {}
+    papers = 0
+    last_paper = None
+    for paper, chunk, meta in _items(sources, settings, on_error, warn):
+        planned[chunk.id] = _Planned(chunk.content_hash, str(meta["meta_hash"]), paper.id)
+        papers += paper.id != last_paper
+        last_paper = paper.id
 
     settings.index_dir.mkdir(parents=True, exist_ok=True)
     live = VectorStore(settings)
@@ -95,37 +120,30 @@ def build_index(
             )
         existing = {cid: (str(m.get("hash")), str(m.get("meta_hash"))) for cid, m in target.iter_metadata()}
 
-    to_embed = [p for p in planned if existing.get(p[1].id, ("", ""))[0] != p[1].content_hash]
-    embed_ids = {c.id for _, c, _ in to_embed}
-    meta_only = [
-        p
-        for p in planned
-        if p[1].id in existing and p[1].id not in embed_ids and existing[p[1].id][1] != p[2]["meta_hash"]
-    ]
-    wanted_ids = {c.id for _, c, _ in planned}
-    removed = [cid for cid in existing if cid not in wanted_ids]
+    to_embed = {cid for cid, p in planned.items() if existing.get(cid, ("", ""))[0] != p.content_hash}
+    meta_only = {cid for cid, p in planned.items() if cid in existing and cid not in to_embed
+                 and existing[cid][1] != p.meta_hash}  # fmt: skip
+    removed = [cid for cid in existing if cid not in planned]
+    fingerprint = _fingerprint([(cid, p.meta_hash) for cid, p in planned.items()])
+    lex_dir = lexical_dir(settings)
+    current = None if rebuild else LexicalIndex.load(lex_dir)
+    lexical = None if current is not None and current.fingerprint == fingerprint else LexicalBuilder()
 
     marker = dirty_marker(settings)
     marker.write_text("an index update started and has not finished; run `rag index` again\n")
+    writer = None
     if to_embed or not target.exists():
         model = embedder or make_embedder(settings)
         if not target.exists():
             target.create(model.name, model.dim, {"chunk_tokens": settings.chunk_tokens})
-        _embed_and_store(target, model, to_embed, settings.embed_batch_size, progress)
-    if meta_only:
-        target.update_metadata([c.id for _, c, _ in meta_only], [m for _, _, m in meta_only])
+        total_papers = len({planned[cid].paper_id for cid in to_embed})
+        writer = _Writer(target, model, settings.embed_batch_size, len(to_embed), total_papers, progress)
+    if to_embed or meta_only or lexical is not None:
+        _second_pass(sources, settings, on_error, planned, to_embed, meta_only, target, writer, lexical)
     if removed:
         target.delete(removed)
-
-    fingerprint = _fingerprint([(c.id, str(m["meta_hash"])) for _, c, m in planned])
-    lex_dir = lexical_dir(settings)
-    current = None if rebuild else LexicalIndex.load(lex_dir)
-    if current is None or current.fingerprint != fingerprint:
-        lexical = LexicalIndex.build(
-            [c.id for _, c, _ in planned], [lexical_text(m, c.text) for _, c, m in planned], fingerprint
-        )
-    if current is None or current.fingerprint != fingerprint:
-        lexical.save(lex_dir)
+    if lexical is not None:
+        lexical.finish(fingerprint).save(lex_dir)
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
     target.update_info(lexical_fingerprint=fingerprint)
     if rebuild:
@@ -133,7 +151,7 @@ def build_index(
         target.rename(settings.collection)
     marker.unlink(missing_ok=True)
     return IndexReport(
-        papers=len(papers),
+        papers=papers,
         chunks=len(planned),
         embedded=len(to_embed),
         skipped=len(planned) - len(to_embed),
@@ -143,47 +161,95 @@ def build_index(
     )
 
 
-def _embed_and_store(
-    store: VectorStore,
-    model: Embedder,
-    items: list[tuple[Paper, Chunk, dict[str, str | int]]],
-    batch_size: int,
-    progress: Progress | None,
+def _second_pass(
+    sources: Sequence[str | Path],
+    settings: Settings,
+    on_error: str,
+    planned: dict[str, _Planned],
+    to_embed: set[str],
+    meta_only: set[str],
+    target: VectorStore,
+    writer: _Writer | None,
+    lexical: LexicalBuilder | None,
 ) -> None:
-    """Embed in length-sorted batches (less padding) and write what is embedded every WRITE_EVERY_S seconds or
-    WRITE_CHUNKS chunks, whichever comes first. One store write per embedding batch cost 28 ms each (Chroma
-    commits per call): most of a fast build's time. The progress bar counts written chunks, so what it shows
-    survives a kill -9; an exception (Ctrl-C, a bad batch) first writes what is already embedded."""
-    items = sorted(items, key=lambda p: len(p[1].text))
-    papers = len({p.id for p, _, _ in items})  # progress is shown in papers; chunks are spread evenly over them
-    if progress:
-        progress(0, papers)  # start the clock before the first batch
-    pending: list[tuple[tuple[Paper, Chunk, dict[str, str | int]], Sequence[float]]] = []
-    written = 0
-    last_write = float("-inf")  # the first batch is written at once, so the bar moves straight away
+    """Re-read the sources: embed and write what changed, update metadata, feed BM25. The files must still say
+    what the first pass read (checked per chunk), else nothing half-read is mixed in."""
+    window: list[Item] = []
+    metas: list[tuple[str, dict[str, str | int]]] = []
+    seen = 0
+    try:
+        for item in _items(sources, settings, on_error, _ignore):
+            _, chunk, meta = item
+            plan = planned.get(chunk.id)
+            if plan is None or plan.content_hash != chunk.content_hash or plan.meta_hash != meta["meta_hash"]:
+                raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
+            seen += 1
+            if lexical is not None:
+                lexical.add(chunk.id, lexical_text(meta, chunk.text))
+            if chunk.id in to_embed and writer is not None:
+                window.append(item)
+                if len(window) >= WRITE_CHUNKS:
+                    writer.embed(window)
+                    window = []
+            elif chunk.id in meta_only:
+                metas.append((chunk.id, meta))
+                if len(metas) >= WRITE_CHUNKS:
+                    target.update_metadata([c for c, _ in metas], [m for _, m in metas])
+                    metas = []
+        if seen != len(planned):
+            raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
+        if window and writer is not None:
+            writer.embed(window)
+        if metas:
+            target.update_metadata([c for c, _ in metas], [m for _, m in metas])
+    finally:
+        if writer is not None:
+            writer.close()
 
-    def write() -> None:
-        nonlocal written, last_write
-        batch, pending[:] = list(pending), []
-        store.upsert(
+
+def _ignore(message: str) -> None:
+    """Warnings about bad records were given in the first pass."""
+
+
+class _Writer:
+    """Embeds windows of chunks in length-sorted batches (less padding) and writes what is embedded every
+    WRITE_EVERY_S seconds or WRITE_CHUNKS chunks, whichever comes first. One store write per embedding batch
+    cost 28 ms each (Chroma commits per call): most of a fast build's time. The progress bar counts written
+    chunks, so what it shows survives a kill -9; `close` after an exception (Ctrl-C, a bad batch) still
+    writes what is already embedded."""
+
+    def __init__(
+        self, store: VectorStore, model: Embedder, batch_size: int, chunks: int, papers: int, progress: Progress | None
+    ) -> None:
+        self.store, self.model, self.batch_size = store, model, batch_size
+        self.chunks, self.papers, self.progress = chunks, papers, progress
+        self.pending: list[tuple[Item, Sequence[float]]] = []
+        self.written = 0
+        self.last_write = float("-inf")  # the first batch is written at once, so the bar moves straight away
+        if progress:
+            progress(0, papers)  # start the clock before the first batch
+
+    def embed(self, window: list[Item]) -> None:
+        window = sorted(window, key=lambda item: len(item[1].text))
+        for start in range(0, len(window), self.batch_size):
+            batch = window[start : start + self.batch_size]
+            vectors = self.model.embed_batch([embed_text(p, c.text) for p, c, _ in batch])
+            self.pending.extend(zip(batch, vectors, strict=True))
+            if len(self.pending) >= WRITE_CHUNKS or time.monotonic() - self.last_write >= WRITE_EVERY_S:
+                self.write()
+
+    def write(self) -> None:
+        batch, self.pending = self.pending, []  # a failed write is not retried by close()
+        if not batch:
+            return
+        self.store.upsert(
             [c.id for (_, c, _), _ in batch], [v for _, v in batch], [c.text for (_, c, _), _ in batch],
             [m for (_, _, m), _ in batch],
         )  # fmt: skip
-        written += len(batch)
-        last_write = time.monotonic()
-        if progress:
-            progress(round(written * papers / len(items)), papers)
+        self.written += len(batch)
+        self.last_write = time.monotonic()
+        if self.progress:
+            self.progress(round(self.written * self.papers / max(1, self.chunks)), self.papers)
 
-    try:
-        for start in range(0, len(items), batch_size):
-            batch = items[start : start + batch_size]
-            vectors = model.embed_batch([embed_text(p, c.text) for p, c, _ in batch])
-            pending.extend(zip(batch, vectors, strict=True))
-            if len(pending) >= WRITE_CHUNKS or time.monotonic() - last_write >= WRITE_EVERY_S:
-                write()
-    except BaseException:
-        if pending:
-            write()  # keep the finished embeddings; a failed write left `pending` empty and re-raises here
-        raise
-    if pending:
-        write()
+    def close(self) -> None:
+        self.write()

@@ -102,6 +102,31 @@ def tokenize(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text) if w not in STOPWORDS]
 
 
+class LexicalBuilder:
+    """Collects chunks one at a time. Tokens become int32 ids as each text is tokenized (one array per chunk,
+    one shared vocabulary), so a large corpus never holds tens of millions of token strings at once (100k
+    abstracts: BM25 peak RSS 1.8 -> 0.9 GB, same scores)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self._vocab: dict[str, int] = {}
+        self._docs: list[np.ndarray] = []
+
+    def add(self, chunk_id: str, text: str) -> None:
+        tokens = tokenize(text) or ["\u2205"]  # an empty doc still needs a token
+        vocab = self._vocab
+        self._docs.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), np.int32, len(tokens)))
+        self.ids.append(chunk_id)
+
+    def finish(self, fingerprint: str) -> LexicalIndex:
+        model = bm25s.BM25()
+        if self._docs:
+            self._vocab.setdefault("", len(self._vocab))  # the empty-query token bm25s adds when built from strings
+            model.index((self._docs, self._vocab), show_progress=False)
+        self._docs = []
+        return LexicalIndex(self.ids, model, fingerprint)
+
+
 class LexicalIndex:
     def __init__(self, ids: list[str], model: bm25s.BM25, fingerprint: str) -> None:
         self.ids = ids
@@ -110,19 +135,10 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Iterable[str], fingerprint: str) -> LexicalIndex:
-        """Tokens become int32 ids as each text is tokenized (one array per chunk, one shared vocabulary), so a
-        large corpus never holds tens of millions of token strings at once (100k abstracts: BM25 peak RSS
-        1.8 -> 0.9 GB, same scores)."""
-        vocab: dict[str, int] = {}
-        docs = []
-        for text in texts:
-            tokens = tokenize(text) or ["\u2205"]  # an empty doc still needs a token
-            docs.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), np.int32, len(tokens)))
-        model = bm25s.BM25()
-        if docs:
-            vocab.setdefault("", len(vocab))  # the empty-query token bm25s adds when it builds from strings
-            model.index((docs, vocab), show_progress=False)
-        return cls(list(ids), model, fingerprint)
+        builder = LexicalBuilder()
+        for cid, text in zip(ids, texts, strict=True):
+            builder.add(cid, text)
+        return builder.finish(fingerprint)
 
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in, so readers never see half a file set."""

@@ -151,3 +151,49 @@ def test_ui_worker_in_front_of_a_chroma_server_picks_up_a_reindex(settings: Sett
         assert reader.search("PaperBench replication", 1, mode="lexical")[0].paper.id == "icml2025-03"
     finally:
         VectorStore(indexer).drop()
+
+
+def test_corpus_edited_during_indexing_is_a_clear_error_and_the_old_index_stays(settings: Settings, tmp_path: Path):
+    """The build reads the files twice (plan, then embed); a file that changes in between is not mixed in."""
+    emb = CountingEmbedder()
+    papers = _bundled()
+    corpus = _corpus(tmp_path / "c.jsonl", papers)
+    build_index(settings, [corpus], embedder=emb)
+    papers[3]["abstract"] += " Edited."
+    edited = [dict(p, abstract=p["abstract"] + " Edited again.") if i == 3 else p for i, p in enumerate(papers)]
+
+    def edit_between_passes(done: int, total: int) -> None:
+        if done == 0:  # the plan is made; the second pass has not read the file yet
+            _corpus(corpus, edited)
+
+    with pytest.raises(CorpusError, match="changed while they were being indexed"):
+        build_index(settings, [_corpus(corpus, papers)], embedder=emb, progress=edit_between_passes)
+    assert dirty_marker(settings).exists()
+    assert Retriever(settings, embedder=emb).search("Alberta oil and gas wells satellite", 1)[0].paper.id == (
+        "icml2025-00"
+    )
+    report = build_index(settings, [corpus], embedder=emb)
+    assert (report.embedded, report.skipped) == (1, 18) and not dirty_marker(settings).exists()
+
+
+def test_store_writes_are_batched_across_embedding_batches(settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    """One Chroma write per embedding batch made writes most of a fast build's time: the first batch is written
+    at once (the bar moves), the rest together (WRITE_EVERY_S raised so the count does not depend on speed)."""
+    import rag.indexer
+
+    monkeypatch.setattr(rag.indexer, "WRITE_EVERY_S", 3600.0)
+    calls: list[int] = []
+    upsert = VectorStore.upsert
+
+    def counting_upsert(self: VectorStore, ids: Sequence[str], *args: object) -> None:
+        calls.append(len(ids))
+        upsert(self, ids, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VectorStore, "upsert", counting_upsert)
+    seen: list[int] = []
+    report = build_index(
+        settings.replace(embed_batch_size=2), embedder=CountingEmbedder(), progress=lambda d, t: seen.append(d)
+    )
+    assert report.embedded == 19 and calls == [2, 17]
+    assert seen == [0, 2, 19]  # progress counts written papers only
+    assert VectorStore(settings).open().count() == 19
