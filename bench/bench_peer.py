@@ -5,12 +5,12 @@
 
 Both sides get the same chunks (LangChain's RecursiveCharacterTextSplitter with our tiktoken length function at
 320/32 tokens; checked equal to ours), the same embedded text (title + chunk), the same embedding model instance
-(rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches of 32) and the
+(rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches as the indexer) and the
 same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
 every timing. Ours: rag.indexer.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
 and similarity_search_with_score(q, 5). Queries alternate between the two. recall@5: share of gold paper ids
 in the top 5 distinct papers, averaged over the dev questions with gold. Index runs alternate which side goes
-first. Extra columns: ours in dense-only mode, and ours with the bench-local prototype search (proto_search.py).
+first. Extra column: ours in dense-only mode.
 Writes bench/results/peer.json.
 """
 
@@ -121,9 +121,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
                 lc_s.append(s)
     retriever = Retriever(ours_settings, embedder=model)
     rows = common.questions()
-    from proto_search import fast_search  # the bench-local prototype of a cheaper Retriever.search
-
-    sides = ("ours", "lc", "ours_dense", "ours_proto")
+    sides = ("ours", "lc", "ours_dense")
     lat: dict[str, list[float]] = {side: [] for side in sides}
     hits_by: dict[str, dict] = {side: {} for side in sides}
     retriever.search("warm up", 5)
@@ -135,8 +133,6 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
             if side == "lc":
                 docs = lc_store.similarity_search_with_score(q, k=5)
                 papers = _top_papers([d.metadata["paper_id"] for d, _ in docs])
-            elif side == "ours_proto":
-                papers = _top_papers([h.paper.id for h in fast_search(retriever, q, 5)])
             else:
                 mode = "dense" if side == "ours_dense" else "hybrid"
                 papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
@@ -206,12 +202,12 @@ def main() -> None:
         r = result[name]
         label = f"{name} ({r['papers']} papers)"
         rows.append(
-            (label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "", "")
+            (label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "")
         )
         for metric, key in (("query p50 ms", "query_{}_p50_ms"), ("recall@5", "recall5_{}")):
             ours, lc = r[key.format("ours")], r[key.format("lc")]
-            rows.append(("", metric, ours, lc, ours / lc, r[key.format("ours_dense")], r[key.format("ours_proto")]))
-    cols = ["corpus", "metric", "ours", "LangChain", "ours/LangChain", "ours dense-only", "ours prototype search"]
+            rows.append(("", metric, ours, lc, ours / lc, r[key.format("ours_dense")]))
+    cols = ["corpus", "metric", "ours", "LangChain", "ours/LangChain", "ours dense-only"]
     print(common.table(cols, rows))
     print(f"\nsame chunks: bundled {b['same_chunks']}, synthetic {timing['same_chunks']}")
     print(f"goals met: {result['goals_met']}")

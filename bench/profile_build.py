@@ -1,12 +1,11 @@
 """Where a large build spends its time and memory: build_index on N synthetic papers with hash vectors.
 
-    .venv/bin/python bench/profile_build.py [--n 100000] [--cprofile] [--write-batch 1024]
+    .venv/bin/python bench/profile_build.py [--n 100000] [--cprofile]
 
 Wraps (monkeypatches, in this process only) the indexer's stages: reading, chunking, the embedder, the
 store writes, the BM25 build and save, and samples this process's RSS every 0.1 s, attributing the peak to the
 stage that was running. --cprofile adds a cProfile of the whole build (slower; top functions saved to
-bench/results/profile_build_<n>.txt). --write-batch N prototypes buffered store writes (N chunks per upsert
-instead of one upsert per embedding batch). Writes bench/results/profile_build_<n>[_wb<N>].json.
+bench/results/profile_build_<n>.txt). Writes bench/results/profile_build_<n>.json.
 """
 
 from __future__ import annotations
@@ -51,33 +50,10 @@ def staged(name: str, fn):
     return wrapper
 
 
-def _buffered(write_batch: int, indexer):
-    """Prototype of indexer._embed_and_store: embed in embed_batch_size batches, write every write_batch chunks."""
-
-    def embed_and_store(store, model, items, batch_size, progress):
-        items = sorted(items, key=lambda p: len(p[1].text))
-        pending: list = []
-        for start in range(0, len(items), batch_size):
-            batch = items[start : start + batch_size]
-            vectors = model.embed_batch([indexer.embed_text(p, c.text) for p, c, _ in batch])
-            pending.extend(zip(batch, vectors, strict=True))
-            if len(pending) >= write_batch or start + batch_size >= len(items):
-                store.upsert([c.id for (_, c, _), _ in pending], [v for _, v in pending],
-                             [c.text for (_, c, _), _ in pending], [m for (_, _, m), _ in pending])  # fmt: skip
-                pending = []
-            if progress:
-                progress(start + len(batch), len(items))
-
-    return embed_and_store
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=100000)
     parser.add_argument("--cprofile", action="store_true")
-    parser.add_argument(
-        "--write-batch", type=int, default=0, help="prototype: buffer embedded chunks and upsert N at a time"
-    )
     args = parser.parse_args()
     common.check_quiet()
 
@@ -90,8 +66,6 @@ def main() -> None:
     indexer.VectorStore.upsert = staged("store upsert", indexer.VectorStore.upsert)
     indexer.LexicalIndex.build = staged("bm25 build", indexer.LexicalIndex.build)
     indexer.LexicalIndex.save = staged("bm25 save", indexer.LexicalIndex.save)
-    if args.write_batch:
-        indexer._embed_and_store = _buffered(args.write_batch, indexer)
     embedder = HashEmbedder(384)
     embedder.embed_batch = staged("embed (hash)", embedder.embed_batch)  # type: ignore[method-assign]
 
@@ -127,8 +101,7 @@ def main() -> None:
         "peak_rss_mb": peak_total / 2**20,
         "stages": {k: {"s": spent.get(k, 0.0), "peak_rss_mb": peak.get(k, 0) / 2**20} for k in spent},
     }
-    result["write_batch"] = args.write_batch or "indexer default (one upsert per embedding batch)"
-    common.save(f"profile_build_{args.n}{f'_wb{args.write_batch}' if args.write_batch else ''}", result)
+    common.save(f"profile_build_{args.n}", result)
     rows = sorted(result["stages"].items(), key=lambda kv: -kv[1]["s"])
     print(common.table(["stage", "seconds", "share", "peak RSS MB"], [
         (k, v["s"], f"{100 * v['s'] / total:.1f}%", v["peak_rss_mb"]) for k, v in rows
