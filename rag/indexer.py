@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag.chunking import chunk_paper, embed_text
 from rag.corpus import iter_papers
+from rag.docstore import DocStore, DocStoreBuilder
 from rag.embedding import Embedder, embedder_name, make_embedder
 from rag.errors import CorpusError, IndexMissingError
 from rag.lexical import LexicalBuilder, LexicalIndex
@@ -49,6 +51,10 @@ class IndexReport:
 
 def lexical_dir(settings: Settings) -> Path:
     return settings.index_dir / f"bm25-{settings.collection}"
+
+
+def docs_dir(settings: Settings) -> Path:
+    return settings.index_dir / f"docs-{settings.collection}"
 
 
 def dirty_marker(settings: Settings) -> Path:
@@ -127,7 +133,9 @@ def build_index(
     fingerprint = _fingerprint([(cid, p.meta_hash) for cid, p in planned.items()])
     lex_dir = lexical_dir(settings)
     current = None if rebuild else LexicalIndex.load(lex_dir)
-    lexical = None if current is not None and current.fingerprint == fingerprint else LexicalBuilder()
+    old_docs = None if rebuild else DocStore.load(docs_dir(settings))
+    # BM25 and the docstore are rebuilt together when either does not match the corpus
+    local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
 
     marker = dirty_marker(settings)
     marker.write_text("an index update started and has not finished; run `rag index` again\n")
@@ -138,12 +146,23 @@ def build_index(
             target.create(model.name, model.dim, {"chunk_tokens": settings.chunk_tokens})
         total_papers = len({planned[cid].paper_id for cid in to_embed})
         writer = _Writer(target, model, settings.embed_batch_size, len(to_embed), total_papers, progress)
-    if to_embed or meta_only or lexical is not None:
-        _second_pass(sources, settings, on_error, planned, to_embed, meta_only, target, writer, lexical)
-    if removed:
-        target.delete(removed)
-    if lexical is not None:
-        lexical.finish(fingerprint).save(lex_dir)
+    local = None
+    if not local_current:
+        docs = DocStoreBuilder(docs_dir(settings), len(planned), int(target.info["dim"]))
+        local = _Local(LexicalBuilder(), docs, old_docs, target)
+        if writer is not None:
+            writer.on_vector = docs.set_vector
+    try:
+        if to_embed or meta_only or local is not None:
+            _second_pass(sources, settings, on_error, planned, to_embed, meta_only, target, writer, local)
+        if removed:
+            target.delete(removed)
+        if local is not None:
+            local.finish(fingerprint, lex_dir)
+    except BaseException:
+        if local is not None:
+            local.docs.abort()
+        raise
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
     target.update_info(lexical_fingerprint=fingerprint)
     if rebuild:
@@ -170,7 +189,7 @@ def _second_pass(
     meta_only: set[str],
     target: VectorStore,
     writer: _Writer | None,
-    lexical: LexicalBuilder | None,
+    local: _Local | None,
 ) -> None:
     """Re-read the sources: embed and write what changed, update metadata, feed BM25. The files must still say
     what the first pass read (checked per chunk), else nothing half-read is mixed in."""
@@ -184,8 +203,8 @@ def _second_pass(
             if plan is None or plan.content_hash != chunk.content_hash or plan.meta_hash != meta["meta_hash"]:
                 raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
             seen += 1
-            if lexical is not None:
-                lexical.add(chunk.id, lexical_text(meta, chunk.text))
+            if local is not None:
+                local.add(chunk, meta, embedding=chunk.id in to_embed)
             if chunk.id in to_embed and writer is not None:
                 window.append(item)
                 if len(window) >= WRITE_CHUNKS:
@@ -194,12 +213,17 @@ def _second_pass(
             elif chunk.id in meta_only:
                 metas.append((chunk.id, meta))
                 if len(metas) >= WRITE_CHUNKS:
+                    if writer is not None:
+                        writer.barrier()  # one store call at a time
                     target.update_metadata([c for c, _ in metas], [m for _, m in metas])
                     metas = []
         if seen != len(planned):
             raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
         if window and writer is not None:
             writer.embed(window)
+        if writer is not None:
+            writer.close()
+            writer = None
         if metas:
             target.update_metadata([c for c, _ in metas], [m for _, m in metas])
     finally:
@@ -211,12 +235,54 @@ def _ignore(message: str) -> None:
     """Warnings about bad records were given in the first pass."""
 
 
+class _Local:
+    """BM25 and the docstore, fed chunk by chunk in the second pass. Vectors of chunks embedded now come from
+    the writer; the others from the previous docstore (same content hash) or else from the store, by page."""
+
+    def __init__(self, lexical: LexicalBuilder, docs: DocStoreBuilder, old: DocStore | None, store: VectorStore):
+        self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
+        self.fetch: list[str] = []
+
+    def add(self, chunk: Chunk, meta: dict[str, str | int], embedding: bool) -> None:
+        self.lexical.add(chunk.id, lexical_text(meta, chunk.text))
+        self.docs.add(chunk.id, chunk.text, meta)
+        if embedding:
+            return
+        previous = self.old.get(chunk.id) if self.old is not None else None
+        same_text = previous is not None and previous.metadata.get("hash") == chunk.content_hash
+        if previous is not None and same_text and previous.embedding is not None:
+            self.docs.set_vector(chunk.id, previous.embedding)  # same text, same vector: no store round trip
+            return
+        self.fetch.append(chunk.id)
+        if len(self.fetch) >= WRITE_CHUNKS:
+            self._fetch()
+
+    def _fetch(self) -> None:
+        for stored in self.store.get(self.fetch, with_embeddings=True):
+            if stored.embedding is not None:
+                self.docs.set_vector(stored.id, stored.embedding)
+        self.fetch = []
+
+    def finish(self, fingerprint: str, lex_dir: Path) -> None:
+        self._fetch()
+        missing = self.docs.missing_vectors()
+        if missing:
+            raise IndexMissingError(
+                f"the vector store lacks {len(missing)} chunks it should hold (e.g. {missing[0]}); "
+                "run `rag index --rebuild`"
+            )
+        self.lexical.finish(fingerprint).save(lex_dir)
+        self.docs.finish(fingerprint)
+
+
 class _Writer:
-    """Embeds windows of chunks in length-sorted batches (less padding) and writes what is embedded every
-    WRITE_EVERY_S seconds or WRITE_CHUNKS chunks, whichever comes first. One store write per embedding batch
-    cost 28 ms each (Chroma commits per call): most of a fast build's time. The progress bar counts written
-    chunks, so what it shows survives a kill -9; `close` after an exception (Ctrl-C, a bad batch) still
-    writes what is already embedded."""
+    """Embeds windows of chunks in length-sorted batches (less padding) and writes them in the background.
+
+    Writes go to one background thread, at most one at a time, every WRITE_EVERY_S seconds or WRITE_CHUNKS
+    chunks, so Chroma's work overlaps the next embedding batches (onnxruntime releases the GIL) instead of
+    adding to them; one write per embedding batch cost ~15-28 ms each. The progress bar counts finished
+    writes, so what it shows survives a kill -9. `close` (also after Ctrl-C or a failed batch) waits for the
+    write in flight and writes what is already embedded; a failed write raises in the caller's thread."""
 
     def __init__(
         self, store: VectorStore, model: Embedder, batch_size: int, chunks: int, papers: int, progress: Progress | None
@@ -225,7 +291,10 @@ class _Writer:
         self.chunks, self.papers, self.progress = chunks, papers, progress
         self.pending: list[tuple[Item, Sequence[float]]] = []
         self.written = 0
-        self.last_write = float("-inf")  # the first batch is written at once, so the bar moves straight away
+        self.last_write = time.monotonic()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-store-write")
+        self._inflight: Future[int] | None = None
+        self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
         if progress:
             progress(0, papers)  # start the clock before the first batch
 
@@ -235,21 +304,39 @@ class _Writer:
             batch = window[start : start + self.batch_size]
             vectors = self.model.embed_batch([embed_text(p, c.text) for p, c, _ in batch])
             self.pending.extend(zip(batch, vectors, strict=True))
-            if len(self.pending) >= WRITE_CHUNKS or time.monotonic() - self.last_write >= WRITE_EVERY_S:
-                self.write()
+            if self.on_vector is not None:
+                for (_, chunk, _), vector in zip(batch, vectors, strict=True):
+                    self.on_vector(chunk.id, vector)
+            idle = self._inflight is None or self._inflight.done()
+            if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
+                self._submit()
 
-    def write(self) -> None:
-        batch, self.pending = self.pending, []  # a failed write is not retried by close()
-        if not batch:
-            return
+    def _upsert(self, batch: list[tuple[Item, Sequence[float]]]) -> int:
         self.store.upsert(
             [c.id for (_, c, _), _ in batch], [v for _, v in batch], [c.text for (_, c, _), _ in batch],
             [m for (_, _, m), _ in batch],
         )  # fmt: skip
-        self.written += len(batch)
-        self.last_write = time.monotonic()
+        return len(batch)
+
+    def barrier(self) -> None:
+        """Wait for the write in flight (its error, if any, raises here) and show it on the bar."""
+        if self._inflight is None:
+            return
+        done, self._inflight = self._inflight, None
+        self.written += done.result()
         if self.progress:
             self.progress(round(self.written * self.papers / max(1, self.chunks)), self.papers)
 
+    def _submit(self) -> None:
+        self.barrier()
+        batch, self.pending = self.pending, []  # a failed write is not retried by close()
+        if batch:
+            self._inflight = self._pool.submit(self._upsert, batch)
+            self.last_write = time.monotonic()
+
     def close(self) -> None:
-        self.write()
+        try:
+            self._submit()
+            self.barrier()
+        finally:
+            self._pool.shutdown(wait=True)

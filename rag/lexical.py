@@ -16,6 +16,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from rag.atomic import swap_dir
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
 STOPWORDS = frozenset(
@@ -148,12 +150,7 @@ class LexicalIndex:
         if self.ids:
             self._model.save(str(tmp))
         (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
-        old = directory.with_name(directory.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            directory.rename(old)
-        tmp.rename(directory)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_dir(tmp, directory)
 
     @classmethod
     def load(cls, directory: Path) -> LexicalIndex | None:

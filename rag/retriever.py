@@ -6,18 +6,19 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from rag.docstore import DocStore, DocStoreBuilder
 from rag.embedding import Embedder, embedder_name, make_embedder
 from rag.errors import IndexMissingError, QuestionError, RagError
-from rag.indexer import dirty_marker, lexical_dir
-from rag.lexical import LexicalIndex
+from rag.indexer import dirty_marker, docs_dir, lexical_dir
+from rag.lexical import LexicalBuilder, LexicalIndex
 from rag.records import lexical_text, paper_from_metadata
 from rag.settings import Settings
-from rag.store import VectorStore
+from rag.store import StoredChunk, VectorStore
 from rag.types import Hit, Paper
 
 RRF_K = 60
@@ -72,17 +73,14 @@ class Retriever:
             )
         self._embedder = embedder
         self.stale = dirty_marker(settings).exists()
-        wanted_fp = self.store.info.get("lexical_fingerprint")
-        lexical = LexicalIndex.load(lexical_dir(settings))
-        if lexical is None or (wanted_fp and lexical.fingerprint != wanted_fp):
-            lexical = self._rebuild_lexical(str(wanted_fp or "rebuilt-from-store"))
-        self.lexical = lexical
+        self.lexical, self.docs = self._local(self.store.info.get("lexical_fingerprint"))
         self._checked_at = time.monotonic()
         self._refresh_lock = threading.Lock()
 
     def refresh_if_reindexed(self, every_s: float = 30.0) -> None:
-        """At most every `every_s`, ask the store whether another process re-indexed; if so rebuild BM25 from
-        the store in the background and swap it in (searches keep using the old one meanwhile)."""
+        """At most every `every_s`, ask the store whether another process re-indexed; if so load (or rebuild from
+        the store) BM25 and the docstore in the background and swap them in. Meanwhile searches keep the old
+        BM25 and read text from the store, not from the outdated docstore."""
         if time.monotonic() - self._checked_at < every_s or not self._refresh_lock.acquire(blocking=False):
             return
         self._checked_at = time.monotonic()
@@ -95,9 +93,11 @@ class Retriever:
             self._refresh_lock.release()
             return
 
+        self.docs = None
+
         def rebuild() -> None:
             try:
-                self.lexical = self._rebuild_lexical(str(wanted))
+                self.lexical, self.docs = self._local(str(wanted))
             except RagError:
                 pass  # the store went away mid-rebuild: keep the old BM25, try again later
             finally:
@@ -105,19 +105,38 @@ class Retriever:
 
         threading.Thread(target=rebuild, name="bm25-refresh", daemon=True).start()
 
-    def _rebuild_lexical(self, fingerprint: str) -> LexicalIndex:
-        """BM25 files missing or older than the store (e.g. a UI process in front of a Chroma server that another
-        machine re-indexed): rebuild from the store's chunks and save them here."""
-        ids: list[str] = []
-        texts: list[str] = []
+    def _local(self, wanted: str | None) -> tuple[LexicalIndex, DocStore | None]:
+        """BM25 and the docstore from this machine's files when they match the store's fingerprint, else
+        rebuilt from the store. A docstore that does not match is left out (text then comes from the store)."""
+        lexical = LexicalIndex.load(lexical_dir(self.settings))
+        if lexical is None or (wanted and lexical.fingerprint != wanted):
+            return self._rebuild_local(str(wanted or "rebuilt-from-store"))
+        docs = DocStore.load(docs_dir(self.settings))
+        return lexical, docs if docs is not None and docs.fingerprint == lexical.fingerprint else None
+
+    def _rebuild_local(self, fingerprint: str) -> tuple[LexicalIndex, DocStore]:
+        """BM25 and docstore files missing or older than the store (e.g. a UI process in front of a Chroma server
+        that another machine re-indexed): rebuild both from the store's chunks and save them here."""
         metas = list(self.store.iter_metadata())
-        for start in range(0, len(metas), 1000):
-            page = self.store.get([cid for cid, _ in metas[start : start + 1000]])
-            ids.extend(c.id for c in page)
-            texts.extend(lexical_text(c.metadata, c.text) for c in page)
-        index = LexicalIndex.build(ids, texts, fingerprint=fingerprint)
-        index.save(lexical_dir(self.settings))
-        return index
+        lexical = LexicalBuilder()
+        docs = DocStoreBuilder(docs_dir(self.settings), len(metas), int(self.store.info.get("dim") or 0))
+        try:
+            for start in range(0, len(metas), 1000):
+                for chunk in self.store.get([cid for cid, _ in metas[start : start + 1000]], with_embeddings=True):
+                    lexical.add(chunk.id, lexical_text(chunk.metadata, chunk.text))
+                    docs.add(chunk.id, chunk.text, chunk.metadata)
+                    if chunk.embedding is not None:
+                        docs.set_vector(chunk.id, chunk.embedding)
+            index = lexical.finish(fingerprint)
+            index.save(lexical_dir(self.settings))
+            docs.finish(fingerprint)
+        except BaseException:
+            docs.abort()
+            raise
+        loaded = DocStore.load(docs_dir(self.settings))
+        if loaded is None:
+            raise IndexMissingError(f"cannot read the docstore just written under {self.settings.index_dir}")
+        return index, loaded
 
     @property
     def embedder(self) -> Embedder:
@@ -172,9 +191,7 @@ class Retriever:
         used_tokens = 0
         # fetch in pages of 2k: filters and the per-paper rule may skip some, and a page is one store call
         for start in range(0, len(order), 2 * k):
-            page = order[start : start + 2 * k]
-            need_vectors = any(cid not in dense for cid in page)
-            for chunk in self.store.get(page, with_embeddings=need_vectors):
+            for chunk in self._chunks(order[start : start + 2 * k], dense):
                 cid = chunk.id
                 if cid not in dense and chunk.embedding is not None:  # lexical-only: score it against the query
                     dense[cid] = float(np.asarray(chunk.embedding, dtype=np.float32) @ qvec)
@@ -190,6 +207,21 @@ class Retriever:
                 if len(hits) >= k:
                     return hits
         return hits
+
+    def _chunks(self, ids: list[str], dense: dict[str, float]) -> Iterator[StoredChunk]:
+        """Text, metadata and vector of each id, in order, read as they are consumed: from the local docstore,
+        else from the store in one call (with vectors only when some are not dense candidates). Ids found in
+        neither are left out."""
+        docs = self.docs
+        missing = [cid for cid in ids if docs is None or cid not in docs]
+        fetched: dict[str, StoredChunk] = {}
+        if missing:
+            need_vectors = any(cid not in dense for cid in missing)
+            fetched = {c.id: c for c in self.store.get(missing, with_embeddings=need_vectors)}
+        for cid in ids:
+            chunk = fetched.get(cid) if docs is None or cid not in docs else docs.get(cid)
+            if chunk is not None:
+                yield chunk
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper with its whole abstract, by id (never by path)."""

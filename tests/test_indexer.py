@@ -96,7 +96,12 @@ def test_other_embedder_is_refused_until_rebuild(settings: Settings):
     assert [c.name for c in VectorStore(settings)._client.list_collections()] == [settings.collection]
 
 
-def test_interrupted_run_keeps_previous_index_and_rerun_completes(settings: Settings, tmp_path: Path):
+def test_interrupted_run_keeps_previous_index_and_rerun_completes(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import rag.indexer
+
+    monkeypatch.setattr(rag.indexer, "WRITE_CHUNKS", 5)  # a write per embedding batch, so the crash is midway
     emb = CountingEmbedder()
     papers = _bundled()
     build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
@@ -123,7 +128,8 @@ def test_interrupted_run_keeps_previous_index_and_rerun_completes(settings: Sett
     assert retriever.search("Alberta oil and gas wells satellite", 1)[0].paper.id == "icml2025-00"
     assert VectorStore(settings).open().count() == 19
     report = build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
-    assert report.embedded == 14 and report.skipped == 5  # the finished batch is not redone
+    # what was embedded before the crash was written and is not redone
+    assert report.skipped >= 5 and report.embedded >= 5 and report.embedded + report.skipped == 19
     assert not dirty_marker(settings).exists()
     assert VectorStore(settings).open().count() == 19
     assert (lexical_dir(settings) / "ids.json").exists()
@@ -142,12 +148,14 @@ def test_ui_worker_in_front_of_a_chroma_server_picks_up_a_reindex(settings: Sett
         build_index(indexer, [_corpus(tmp_path / "c.jsonl", papers[:10])], embedder=emb)
         reader = Retriever(worker, embedder=emb)
         assert len(reader.lexical.ids) == 10  # rebuilt from the server: the worker had no BM25 files
+        assert reader.docs is not None and len(reader.docs) == 10  # nor a docstore
         build_index(indexer, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
         reader.refresh_if_reindexed(every_s=0)
+        assert reader.docs is None  # outdated: text comes from the server until the new copy is built
         deadline = time.monotonic() + 10
-        while len(reader.lexical.ids) != 19 and time.monotonic() < deadline:
+        while (reader.docs is None or len(reader.lexical.ids) != 19) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(reader.lexical.ids) == 19
+        assert len(reader.lexical.ids) == 19 and reader.docs is not None and len(reader.docs) == 19
         assert reader.search("PaperBench replication", 1, mode="lexical")[0].paper.id == "icml2025-03"
     finally:
         VectorStore(indexer).drop()
@@ -177,8 +185,8 @@ def test_corpus_edited_during_indexing_is_a_clear_error_and_the_old_index_stays(
 
 
 def test_store_writes_are_batched_across_embedding_batches(settings: Settings, monkeypatch: pytest.MonkeyPatch):
-    """One Chroma write per embedding batch made writes most of a fast build's time: the first batch is written
-    at once (the bar moves), the rest together (WRITE_EVERY_S raised so the count does not depend on speed)."""
+    """One Chroma write per embedding batch made writes most of a fast build's time: here all ten batches go in
+    one write (WRITE_EVERY_S raised so the count does not depend on the machine's speed)."""
     import rag.indexer
 
     monkeypatch.setattr(rag.indexer, "WRITE_EVERY_S", 3600.0)
@@ -194,6 +202,6 @@ def test_store_writes_are_batched_across_embedding_batches(settings: Settings, m
     report = build_index(
         settings.replace(embed_batch_size=2), embedder=CountingEmbedder(), progress=lambda d, t: seen.append(d)
     )
-    assert report.embedded == 19 and calls == [2, 17]
-    assert seen == [0, 2, 19]  # progress counts written papers only
+    assert report.embedded == 19 and calls == [19]
+    assert seen == [0, 19]  # progress counts written papers only
     assert VectorStore(settings).open().count() == 19

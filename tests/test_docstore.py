@@ -1,0 +1,133 @@
+"""The local docstore: a copy of each chunk's text, metadata and vector beside BM25, so a search makes one store
+call. Results must be the same as reading from the store, and a missing or outdated copy must never be used."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rag.docstore import DocStore, DocStoreBuilder
+from rag.fakes import HashEmbedder
+from rag.indexer import build_index, docs_dir, lexical_dir
+from rag.retriever import Filters, Retriever
+from rag.settings import BUNDLED_CORPUS, Settings
+from rag.store import VectorStore
+
+QUESTIONS = [
+    "How many oil and gas wells were mapped from satellite images in Alberta?",
+    "Which paper evaluates AI agents replicating ICML papers?",
+    "stability plasticity continual learning",
+    "mixed-curvature decision trees",
+]
+
+
+def test_round_trip_swap_and_unreadable_copies(tmp_path: Path):
+    target = tmp_path / "docs-x"
+    for fingerprint in ("one", "two"):  # the second build replaces the first whole
+        builder = DocStoreBuilder(target, 2, 3)
+        builder.add("a:0", "alpha text", {"paper_id": "a", "year": 2024})
+        builder.add("b:0", "beta text ü", {"paper_id": "b"})
+        assert builder.missing_vectors() == ["a:0", "b:0"]
+        builder.set_vector("b:0", [0.0, 1.0, 0.0])
+        with pytest.raises(ValueError, match="without vectors"):
+            builder.finish(fingerprint)  # a row without its vector is never saved
+        builder.set_vector("a:0", [1.0, 0.0, 0.0])
+        builder.finish(fingerprint)
+    docs = DocStore.load(target)
+    assert docs is not None and docs.fingerprint == "two" and len(docs) == 2 and "b:0" in docs
+    chunk = docs.get("b:0")
+    assert chunk is not None and chunk.text == "beta text ü" and chunk.metadata == {"paper_id": "b"}
+    assert chunk.embedding is not None and list(chunk.embedding) == [0.0, 1.0, 0.0]
+    assert docs.get("missing:0") is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs-x"]  # no .tmp or .old left behind
+
+    aborted = DocStoreBuilder(target, 1, 3)
+    aborted.add("c:0", "gamma", {})
+    aborted.abort()
+    assert DocStore.load(target) is not None and not (tmp_path / "docs-x.tmp").exists()
+    assert DocStore.load(tmp_path / "nope") is None
+    (target / "offsets.npy").write_bytes(b"garbage")
+    assert DocStore.load(target) is None
+
+
+@pytest.fixture()
+def built(settings: Settings) -> Settings:
+    build_index(settings, embedder=HashEmbedder(384))
+    return settings
+
+
+def _hits(retriever: Retriever, query: str, **kwargs: object) -> list[tuple]:
+    return [
+        (h.chunk_id, round(h.score, 9), None if h.dense_score is None else round(h.dense_score, 5), h.text,
+         h.paper, h.num_tokens)
+        for h in retriever.search(query, 5, **kwargs)  # type: ignore[arg-type]
+    ]  # fmt: skip
+
+
+def test_search_reads_the_docstore_only_and_matches_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
+    retriever = Retriever(built, embedder=HashEmbedder(384))
+    assert retriever.docs is not None and len(retriever.docs) == 19
+    variants: list[dict[str, object]] = [{}, {"filters": Filters(year_min=2025)}, {"token_budget": 300},
+                                         {"mode": "lexical"}, {"mode": "dense"}]  # fmt: skip
+    with_docs = {(q, i): _hits(retriever, q, **kw) for q in QUESTIONS for i, kw in enumerate(variants)}
+    docs, retriever.docs = retriever.docs, None
+    from_store = {(q, i): _hits(retriever, q, **kw) for q in QUESTIONS for i, kw in enumerate(variants)}
+    assert with_docs == from_store and all(with_docs.values())
+
+    retriever.docs = docs
+    gets: list[Sequence[str]] = []
+    monkeypatch.setattr(VectorStore, "get", lambda self, ids, with_embeddings=False: gets.append(ids) or [])
+    assert retriever.search(QUESTIONS[0], 5)
+    assert gets == []  # one store call per search: the nearest-neighbour query
+
+
+def test_outdated_docstore_is_not_used(built: Settings):
+    meta = json.loads((docs_dir(built) / "ids.json").read_text())
+    meta["fingerprint"] = "from-another-corpus"
+    (docs_dir(built) / "ids.json").write_text(json.dumps(meta))
+    retriever = Retriever(built, embedder=HashEmbedder(384))
+    assert retriever.docs is None and retriever.search(QUESTIONS[1], 1)[0].paper.id == "icml2025-03"
+    build_index(built, embedder=HashEmbedder(384))  # an unchanged re-index repairs it
+    assert Retriever(built, embedder=HashEmbedder(384)).docs is not None
+
+
+def test_incremental_build_reuses_vectors_of_unchanged_chunks(
+    built: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    papers = [json.loads(line) for line in BUNDLED_CORPUS.read_text().splitlines()]
+    papers[2]["abstract"] += " One more sentence."
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(p) + "\n" for p in papers))
+    fetched: list[str] = []
+    get = VectorStore.get
+
+    def counting_get(self: VectorStore, ids: Sequence[str], with_embeddings: bool = False) -> list:
+        fetched.extend(ids)
+        return get(self, ids, with_embeddings)
+
+    monkeypatch.setattr(VectorStore, "get", counting_get)
+    report = build_index(built, [corpus], embedder=HashEmbedder(384))
+    assert report.embedded == 1 and fetched == []  # 18 vectors came from the previous docstore
+    docs = DocStore.load(docs_dir(built))
+    assert docs is not None and len(docs) == 19
+    changed = docs.get(f"{papers[2]['id']}:0")
+    assert changed is not None and changed.text.endswith("One more sentence.")
+    stored = get(VectorStore(built).open(), [changed.id], with_embeddings=True)[0]
+    assert stored.embedding is not None and changed.embedding is not None
+    assert np.allclose(np.asarray(changed.embedding), np.asarray(stored.embedding), atol=1e-6)
+
+
+def test_without_a_previous_docstore_vectors_come_from_the_store(built: Settings):
+    import shutil
+
+    shutil.rmtree(docs_dir(built))
+    shutil.rmtree(lexical_dir(built))
+    report = build_index(built, embedder=HashEmbedder(384))
+    assert report.embedded == 0
+    retriever = Retriever(built, embedder=HashEmbedder(384))
+    assert retriever.docs is not None and len(retriever.docs) == 19
+    assert retriever.search(QUESTIONS[0], 1)[0].paper.id == "icml2025-00"
