@@ -11,25 +11,22 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.chunking import chunk_paper, embed_text
+from rag.chunking import chunk_paper
 from rag.corpus import iter_papers
 from rag.docstore import DocStore, DocStoreBuilder
 from rag.embedding import Embedder, embedder_name, make_embedder
 from rag.errors import CorpusError, IndexMissingError
+from rag.index_writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
 from rag.lexical import LexicalBuilder, LexicalIndex
 from rag.records import chunk_metadata, lexical_text
 from rag.settings import BUNDLED_CORPUS, Settings
 from rag.store import VectorStore
-from rag.types import Chunk, Paper
+from rag.types import Chunk
 
-Progress = Callable[[int, int], None]  # (done, total) in papers to embed
 Warn = Callable[[str], None]
-WRITE_CHUNKS = 1000  # at most this many chunks per store write (the store splits by Chroma's max batch size)
-WRITE_EVERY_S = 1.0  # and at least this often: a killed run loses about a second of embedding at most
 
 
 @dataclass(frozen=True)
@@ -73,9 +70,6 @@ class _Planned:
     content_hash: str
     meta_hash: str
     paper_id: str
-
-
-Item = tuple[Paper, Chunk, dict[str, str | int]]
 
 
 def _items(sources: Sequence[str | Path], settings: Settings, on_error: str, warn: Warn | None) -> Iterator[Item]:
@@ -145,7 +139,7 @@ def build_index(
         if not target.exists():
             target.create(model.name, model.dim, {"chunk_tokens": settings.chunk_tokens})
         total_papers = len({planned[cid].paper_id for cid in to_embed})
-        writer = _Writer(target, model, settings.embed_batch_size, len(to_embed), total_papers, progress)
+        writer = EmbedWriter(target, model, settings.embed_batch_size, len(to_embed), total_papers, progress)
     local = None
     if not local_current:
         docs = DocStoreBuilder(docs_dir(settings), len(planned), int(target.info["dim"]))
@@ -188,7 +182,7 @@ def _second_pass(
     to_embed: set[str],
     meta_only: set[str],
     target: VectorStore,
-    writer: _Writer | None,
+    writer: EmbedWriter | None,
     local: _Local | None,
 ) -> None:
     """Re-read the sources: embed and write what changed, update metadata, feed BM25. The files must still say
@@ -273,70 +267,3 @@ class _Local:
             )
         self.lexical.finish(fingerprint).save(lex_dir)
         self.docs.finish(fingerprint)
-
-
-class _Writer:
-    """Embeds windows of chunks in length-sorted batches (less padding) and writes them in the background.
-
-    Writes go to one background thread, at most one at a time, every WRITE_EVERY_S seconds or WRITE_CHUNKS
-    chunks, so Chroma's work overlaps the next embedding batches (onnxruntime releases the GIL) instead of
-    adding to them; one write per embedding batch cost ~15-28 ms each. The progress bar counts finished
-    writes, so what it shows survives a kill -9. `close` (also after Ctrl-C or a failed batch) waits for the
-    write in flight and writes what is already embedded; a failed write raises in the caller's thread."""
-
-    def __init__(
-        self, store: VectorStore, model: Embedder, batch_size: int, chunks: int, papers: int, progress: Progress | None
-    ) -> None:
-        self.store, self.model, self.batch_size = store, model, batch_size
-        self.chunks, self.papers, self.progress = chunks, papers, progress
-        self.pending: list[tuple[Item, Sequence[float]]] = []
-        self.written = 0
-        self.last_write = time.monotonic()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-store-write")
-        self._inflight: Future[int] | None = None
-        self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
-        if progress:
-            progress(0, papers)  # start the clock before the first batch
-
-    def embed(self, window: list[Item]) -> None:
-        window = sorted(window, key=lambda item: len(item[1].text))
-        for start in range(0, len(window), self.batch_size):
-            batch = window[start : start + self.batch_size]
-            vectors = self.model.embed_batch([embed_text(p, c.text) for p, c, _ in batch])
-            self.pending.extend(zip(batch, vectors, strict=True))
-            if self.on_vector is not None:
-                for (_, chunk, _), vector in zip(batch, vectors, strict=True):
-                    self.on_vector(chunk.id, vector)
-            idle = self._inflight is None or self._inflight.done()
-            if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
-                self._submit()
-
-    def _upsert(self, batch: list[tuple[Item, Sequence[float]]]) -> int:
-        self.store.upsert(
-            [c.id for (_, c, _), _ in batch], [v for _, v in batch], [c.text for (_, c, _), _ in batch],
-            [m for (_, _, m), _ in batch],
-        )  # fmt: skip
-        return len(batch)
-
-    def barrier(self) -> None:
-        """Wait for the write in flight (its error, if any, raises here) and show it on the bar."""
-        if self._inflight is None:
-            return
-        done, self._inflight = self._inflight, None
-        self.written += done.result()
-        if self.progress:
-            self.progress(round(self.written * self.papers / max(1, self.chunks)), self.papers)
-
-    def _submit(self) -> None:
-        self.barrier()
-        batch, self.pending = self.pending, []  # a failed write is not retried by close()
-        if batch:
-            self._inflight = self._pool.submit(self._upsert, batch)
-            self.last_write = time.monotonic()
-
-    def close(self) -> None:
-        try:
-            self._submit()
-            self.barrier()
-        finally:
-            self._pool.shutdown(wait=True)

@@ -99,9 +99,9 @@ def test_other_embedder_is_refused_until_rebuild(settings: Settings):
 def test_interrupted_run_keeps_previous_index_and_rerun_completes(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    import rag.indexer
+    import rag.index_writer
 
-    monkeypatch.setattr(rag.indexer, "WRITE_CHUNKS", 5)  # a write per embedding batch, so the crash is midway
+    monkeypatch.setattr(rag.index_writer, "WRITE_CHUNKS", 5)  # a write per embedding batch, so the crash is midway
     emb = CountingEmbedder()
     papers = _bundled()
     build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
@@ -187,9 +187,9 @@ def test_corpus_edited_during_indexing_is_a_clear_error_and_the_old_index_stays(
 def test_store_writes_are_batched_across_embedding_batches(settings: Settings, monkeypatch: pytest.MonkeyPatch):
     """One Chroma write per embedding batch made writes most of a fast build's time: here all ten batches go in
     one write (WRITE_EVERY_S raised so the count does not depend on the machine's speed)."""
-    import rag.indexer
+    import rag.index_writer
 
-    monkeypatch.setattr(rag.indexer, "WRITE_EVERY_S", 3600.0)
+    monkeypatch.setattr(rag.index_writer, "WRITE_EVERY_S", 3600.0)
     calls: list[int] = []
     upsert = VectorStore.upsert
 
