@@ -1,16 +1,17 @@
 """Side by side with LangChain (langchain-chroma): index time, query latency, recall@5.
 
-    .venv/bin/pip install -e '.[bench]'      # langchain-chroma langchain-core langchain-text-splitters
+    .venv/bin/pip install -e '.[bench]'      # langchain-chroma/-core/-text-splitters/-community/-classic, rank-bm25
     .venv/bin/python bench/bench_peer.py [--synthetic 300] [--runs 3] [--synthetic-runs 2]
 
 Both sides get the same chunks (LangChain's RecursiveCharacterTextSplitter with our tiktoken length function at
 320/32 tokens; checked equal to ours), the same embedded text (title + chunk), the same embedding model instance
-(rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches as the indexer) and the
-same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
+(rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches as the indexer)
+and the same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
 every timing. Ours: rag.indexer.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
 and similarity_search_with_score(q, 5). Queries alternate between the two. recall@5: share of gold paper ids
 in the top 5 distinct papers, averaged over the dev questions with gold. Index runs alternate which side goes
-first. Extra column: ours in dense-only mode.
+first. Extra columns: ours in dense-only mode, and LangChain's own hybrid (EnsembleRetriever over BM25Retriever
+and the Chroma retriever), the like-for-like comparison for our default hybrid search.
 Writes bench/results/peer.json.
 """
 
@@ -81,6 +82,20 @@ def index_lc(corpus: Path, path: str, embeddings, settings):
     return time.perf_counter() - t, store, dict(zip(ids, texts, strict=True))
 
 
+def _lc_hybrid(corpus: Path, settings, lc_store):
+    """What a LangChain user assembles for hybrid search: BM25Retriever (rank_bm25, default whitespace
+    tokenizer) and the Chroma retriever, fused by EnsembleRetriever's weighted reciprocal rank, 5 from each."""
+    from langchain_classic.retrievers import EnsembleRetriever
+    from langchain_community.retrievers import BM25Retriever
+
+    t = time.perf_counter()
+    _, texts, metas = _lc_chunks(corpus, settings)
+    bm25 = BM25Retriever.from_texts(texts, metadatas=metas, k=5)
+    seconds = time.perf_counter() - t
+    dense = lc_store.as_retriever(search_kwargs={"k": 5})
+    return EnsembleRetriever(retrievers=[bm25, dense], weights=[0.5, 0.5]), seconds
+
+
 def index_ours(corpus: Path, home: str, model):
     from rag.chunking import chunk_paper, embed_text
     from rag.corpus import read_papers
@@ -121,11 +136,13 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
                 lc_s.append(s)
     retriever = Retriever(ours_settings, embedder=model)
     rows = common.questions()
-    sides = ("ours", "lc", "ours_dense")
+    lc_hybrid, lc_bm25_s = _lc_hybrid(corpus, settings, lc_store)
+    sides = ("ours", "lc", "ours_dense", "lc_hybrid")
     lat: dict[str, list[float]] = {side: [] for side in sides}
     hits_by: dict[str, dict] = {side: {} for side in sides}
     retriever.search("warm up", 5)
     lc_store.similarity_search_with_score("warm up", k=5)
+    lc_hybrid.invoke("warm up")
     for r in rows:
         q = r["question"]
         for side in sides:
@@ -133,6 +150,8 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
             if side == "lc":
                 docs = lc_store.similarity_search_with_score(q, k=5)
                 papers = _top_papers([d.metadata["paper_id"] for d, _ in docs])
+            elif side == "lc_hybrid":
+                papers = _top_papers([d.metadata["paper_id"] for d in lc_hybrid.invoke(q)])
             else:
                 mode = "dense" if side == "ours_dense" else "hybrid"
                 papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
@@ -149,6 +168,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
         "index_runs": runs,
         "index_ours_s": common.median(ours_s),
         "index_langchain_s": common.median(lc_s),
+        "langchain_bm25_build_s": lc_bm25_s,  # in memory only: rebuilt at every process start
         "query_questions": len(rows),
         "recall_questions": len(gold),
     }
@@ -158,6 +178,8 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
         out[f"recall5_{side}"] = recall(side)
     out["index_ratio_ours_over_lc"] = out["index_ours_s"] / out["index_langchain_s"]
     out["query_ratio_ours_over_lc"] = out["query_ours_p50_ms"] / out["query_lc_p50_ms"]
+    out["query_ratio_ours_over_lc_hybrid"] = out["query_ours_p50_ms"] / out["query_lc_hybrid_p50_ms"]
+    out["query_ratio_ours_dense_over_lc"] = out["query_ours_dense_p50_ms"] / out["query_lc_p50_ms"]
     return out
 
 
@@ -173,9 +195,11 @@ def main() -> None:
     import langchain_core
 
     from rag.embedding import MiniLMEmbedder
+    from rag.tokens import count_tokens
 
     model = MiniLMEmbedder()
     model.embed_batch(["warm up"])
+    count_tokens("warm up")  # tiktoken's table loads once (0.25 s): outside the timings, like the model
     result: dict = {
         "machine": common.machine(),
         "langchain_core": langchain_core.__version__,
@@ -192,6 +216,10 @@ def main() -> None:
     result["goals_met"] = {
         "ours_faster_index": timing["index_ratio_ours_over_lc"] < 1 and b["index_ratio_ours_over_lc"] < 1,
         "ours_faster_query": timing["query_ratio_ours_over_lc"] < 1 and b["query_ratio_ours_over_lc"] < 1,
+        "ours_faster_query_than_lc_hybrid": all(
+            r["query_ratio_ours_over_lc_hybrid"] < 1 for r in (b, timing)
+        ),
+        "ours_dense_faster_query_than_lc_dense": all(r["query_ratio_ours_dense_over_lc"] < 1 for r in (b, timing)),
         "recall_at_least_lc": b["recall5_ours"] >= b["recall5_lc"],
     }
     common.save("peer", result)
@@ -202,12 +230,13 @@ def main() -> None:
         r = result[name]
         label = f"{name} ({r['papers']} papers)"
         rows.append(
-            (label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "")
+            (label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "", "", "")
         )
         for metric, key in (("query p50 ms", "query_{}_p50_ms"), ("recall@5", "recall5_{}")):
             ours, lc = r[key.format("ours")], r[key.format("lc")]
-            rows.append(("", metric, ours, lc, ours / lc, r[key.format("ours_dense")]))
-    cols = ["corpus", "metric", "ours", "LangChain", "ours/LangChain", "ours dense-only"]
+            dense, hybrid = r[key.format("ours_dense")], r[key.format("lc_hybrid")]
+            rows.append(("", metric, ours, lc, ours / lc, dense, hybrid, ours / hybrid))
+    cols = ["corpus", "metric", "ours", "LangChain", "ours/LC", "ours dense-only", "LC hybrid", "ours/LC hybrid"]
     print(common.table(cols, rows))
     print(f"\nsame chunks: bundled {b['same_chunks']}, synthetic {timing['same_chunks']}")
     print(f"goals met: {result['goals_met']}")

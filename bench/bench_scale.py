@@ -192,7 +192,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile-build", type=int, default=0, metavar="N", help="cProfile the build of size N")
-    parser.add_argument("--keep", metavar="DIR", help="build in DIR (must be empty) and keep it and keep it")
+    parser.add_argument("--keep", metavar="DIR", help="build in DIR (must be empty) and keep it")
     parser.add_argument("--replot", action="store_true", help="redraw scale.png from scale.json and exit")
     parser.add_argument("--child", choices=["build", "query"], help=argparse.SUPPRESS)
     for hidden in ("--corpus", "--home", "--chroma-url", "--profile"):

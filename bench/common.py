@@ -223,3 +223,21 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     lines = [" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
     lines.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def main() -> None:
+    """`python bench/common.py --help`; with --write N PATH, write the synthetic corpus (to inspect or reuse)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", nargs=2, metavar=("N", "PATH"), help="write N synthetic abstracts as JSONL")
+    args = parser.parse_args()
+    if args.write:
+        path = write_corpus(Path(args.write[1]), int(args.write[0]))
+        print(f"wrote {args.write[0]} abstracts to {path}")
+    else:
+        parser.print_help()
+
+
+if __name__ == "__main__":
+    main()
