@@ -173,7 +173,7 @@ class Retriever:
         dense: dict[str, float] = {}
         lexical: dict[str, float] = {}
         if mode in ("hybrid", "dense"):
-            nearest = self.store.nearest(qvec.tolist(), n, where=filters.where())
+            nearest = self._nearest(qvec, n, filters)
             dense = {cid: 1.0 - distance for cid, distance in nearest}
             ranked.append([cid for cid, _ in nearest])
         if mode in ("hybrid", "lexical"):
@@ -207,6 +207,14 @@ class Retriever:
                 if len(hits) >= k:
                     return hits
         return hits
+
+    def _nearest(self, qvec: np.ndarray, n: int, filters: Filters) -> list[tuple[str, float]]:
+        """Dense candidates: an exact scan of the docstore's vectors for a small, unfiltered, up-to-date index;
+        otherwise Chroma's approximate (HNSW) query, which also applies metadata filters."""
+        docs, where = self.docs, filters.where()
+        if where is None and docs is not None and not self.stale and len(docs) <= self.settings.exact_search_max_chunks:
+            return docs.nearest(qvec, n)
+        return self.store.nearest(qvec.tolist(), n, where=where)
 
     def _chunks(self, ids: list[str], dense: dict[str, float]) -> Iterator[StoredChunk]:
         """Text, metadata and vector of each id, in order, read as they are consumed: from the local docstore,

@@ -81,8 +81,56 @@ def test_search_reads_the_docstore_only_and_matches_the_store(built: Settings, m
     retriever.docs = docs
     gets: list[Sequence[str]] = []
     monkeypatch.setattr(VectorStore, "get", lambda self, ids, with_embeddings=False: gets.append(ids) or [])
-    assert retriever.search(QUESTIONS[0], 5)
-    assert gets == []  # one store call per search: the nearest-neighbour query
+    assert retriever.search(QUESTIONS[0], 5, filters=Filters(year_min=2025))
+    assert gets == []  # a filtered search makes one store call: the nearest-neighbour query
+
+
+def test_docstore_nearest_is_exact_with_ties_in_row_order(tmp_path: Path):
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((40, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[7] = vectors[30]  # a tie: row order decides
+    builder = DocStoreBuilder(tmp_path / "d", 40, 8)
+    for row, vector in enumerate(vectors):
+        builder.add(f"c{row}", "", {})
+        builder.set_vector(f"c{row}", vector)
+    builder.finish("f")
+    docs = DocStore.load(tmp_path / "d")
+    assert docs is not None
+    query = vectors[30] + 0.1 * vectors[2]
+    query /= np.linalg.norm(query)
+    brute = sorted(range(40), key=lambda r: (-float(vectors[r] @ query), r))
+    got = docs.nearest(query, 10)
+    assert [cid for cid, _ in got] == [f"c{r}" for r in brute[:10]] and got[0][0] == "c7" and got[1][0] == "c30"
+    assert np.allclose([d for _, d in got], [1.0 - float(vectors[r] @ query) for r in brute[:10]], atol=1e-6)
+    assert [cid for cid, _ in docs.nearest(query, 100)] == [f"c{r}" for r in brute]  # n above the count: all
+    assert docs.nearest(query, 0) == []
+
+
+def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
+    import dataclasses
+
+    exact = Retriever(built, embedder=HashEmbedder(384))
+    approx = Retriever(dataclasses.replace(built, exact_search_max_chunks=0), embedder=HashEmbedder(384))
+    assert exact.docs is not None
+    for q in QUESTIONS:  # at 19 chunks HNSW is exact too: same candidates, same distances
+        qvec = np.asarray(HashEmbedder(384).embed_batch([q])[0], dtype=np.float32)
+        scanned, queried = exact.docs.nearest(qvec, 50), exact.store.nearest(qvec.tolist(), 50)
+        assert [c for c, _ in scanned] == [c for c, _ in queried]
+        assert np.allclose([d for _, d in scanned], [d for _, d in queried], atol=1e-5)
+        assert _hits(exact, q) == _hits(approx, q)
+
+    calls: list[str] = []
+    nearest, get = VectorStore.nearest, VectorStore.get
+    monkeypatch.setattr(
+        VectorStore, "nearest", lambda self, *a, **kw: calls.append("nearest") or nearest(self, *a, **kw)
+    )
+    monkeypatch.setattr(VectorStore, "get", lambda self, *a, **kw: calls.append("get") or get(self, *a, **kw))
+    assert exact.search(QUESTIONS[0], 5) and calls == []  # no store call at all
+    assert exact.search(QUESTIONS[0], 5, filters=Filters(year_min=2025)) and calls == ["nearest"]  # Chroma filters
+    assert approx.search(QUESTIONS[0], 5) and calls == ["nearest", "nearest"]  # the setting turns it off
+    exact.stale = True  # an interrupted `rag index` may have written chunks the docstore lacks: ask the store
+    assert exact.search(QUESTIONS[0], 5) and calls == ["nearest"] * 3
 
 
 def test_outdated_docstore_is_not_used(built: Settings):
