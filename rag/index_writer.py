@@ -43,10 +43,12 @@ class EmbedWriter:
             progress(0, papers)  # start the clock before the first batch
 
     def embed(self, window: list[Item]) -> None:
-        window = sorted(window, key=lambda item: len(item[1].text))
+        # batches of similar length pad less: sort by the text the model sees (title + chunk), not the chunk alone
+        texts = {id(item): embed_text(item[0], item[1].text) for item in window}
+        window = sorted(window, key=lambda item: len(texts[id(item)]))
         for start in range(0, len(window), self.batch_size):
             batch = window[start : start + self.batch_size]
-            vectors = self.model.embed_batch([embed_text(p, c.text) for p, c, _ in batch])
+            vectors = self.model.embed_batch([texts[id(item)] for item in batch])
             self.pending.extend(zip(batch, vectors, strict=True))
             if self.on_vector is not None:
                 for (_, chunk, _), vector in zip(batch, vectors, strict=True):
