@@ -88,7 +88,7 @@ def main() -> None:
             print(f"{size:>7}: scan {row['scan_p50_ms']:.3f} ms, HNSW {row['hnsw_p50_ms']:.3f} ms", flush=True)
     cols = list(result["rows"][0])
     print(common.table(cols, [[f"{r[c]:.3g}" for c in cols] for r in result["rows"]]))
-    common.save("exact.json", result)
+    common.save("exact", result)
 
 
 if __name__ == "__main__":
