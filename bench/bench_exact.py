@@ -76,10 +76,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = common.write_corpus(Path(tmp) / "corpus.jsonl", max(args.sizes))
         for size in sorted(args.sizes):
-            part = Path(tmp) / f"corpus-{size}.jsonl"
-            with corpus.open() as src, part.open("w") as dst:
-                for _, line in zip(range(size), src, strict=False):
-                    dst.write(line)
+            part = common.write_prefix(corpus, Path(tmp) / f"corpus-{size}.jsonl", size)
             home = Path(tmp) / "home"
             build_index(load_settings(home=home, env={}), [part], embedder=embedder)
             part.unlink()

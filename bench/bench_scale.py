@@ -213,9 +213,7 @@ def main() -> None:
         tmp.mkdir(parents=True, exist_ok=True)
         full = common.write_corpus(tmp / "corpus.jsonl", max(args.sizes), args.seed)
         for n in sorted(args.sizes):
-            corpus = tmp / f"corpus-{n}.jsonl"
-            with full.open() as src, corpus.open("w") as dst:  # a prefix, streamed: keep this process small
-                dst.writelines(line for _, line in zip(range(n), src, strict=False))
+            corpus = common.write_prefix(full, tmp / f"corpus-{n}.jsonl", n)  # streamed: keep this process small
             rows.append(measure(n, corpus, tmp, args))
             if n == args.server_size:
                 rows.append(measure(n, corpus, tmp, args, server=True))

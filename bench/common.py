@@ -130,6 +130,13 @@ def write_corpus(path: Path, n: int, seed: int = 7) -> Path:
     return path
 
 
+def write_prefix(full: Path, path: Path, n: int) -> Path:
+    """The first n papers of a corpus file, streamed (a corpus of N is a prefix of any larger one)."""
+    with full.open() as src, path.open("w") as dst:
+        dst.writelines(line for _, line in zip(range(n), src, strict=False))
+    return path
+
+
 def pct(values: Sequence[float], p: float) -> float:
     values = sorted(values)
     i = (len(values) - 1) * p / 100

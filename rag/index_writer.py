@@ -44,11 +44,10 @@ class EmbedWriter:
 
     def embed(self, window: list[Item]) -> None:
         # batches of similar length pad less: sort by the text the model sees (title + chunk), not the chunk alone
-        texts = {id(item): embed_text(item[0], item[1].text) for item in window}
-        window = sorted(window, key=lambda item: len(texts[id(item)]))
-        for start in range(0, len(window), self.batch_size):
-            batch = window[start : start + self.batch_size]
-            vectors = self.model.embed_batch([texts[id(item)] for item in batch])
+        pairs = sorted(((embed_text(item[0], item[1].text), item) for item in window), key=lambda pair: len(pair[0]))
+        for start in range(0, len(pairs), self.batch_size):
+            texts, batch = zip(*pairs[start : start + self.batch_size], strict=True)
+            vectors = self.model.embed_batch(list(texts))
             self.pending.extend(zip(batch, vectors, strict=True))
             if self.on_vector is not None:
                 for (_, chunk, _), vector in zip(batch, vectors, strict=True):

@@ -54,7 +54,7 @@ class Settings:
     candidates: int = 50  # per retriever, before fusion
     max_k: int = 50
     # up to this many chunks, dense search is an exact scan of the local docstore's vectors instead of Chroma's
-    # HNSW query: faster (0.24 ms vs ~1 ms at 10k chunks; bench/bench_exact.py) and exact; 0 = always ask Chroma
+    # HNSW query: faster below the crossover measured by bench/bench_exact.py, and exact; 0 = always ask Chroma
     exact_search_max_chunks: int = 20000
     min_relevance: float = 0.22  # best dense cosine below this = nothing relevant found
     context_tokens: int = 3000  # token budget for sources in the prompt
