@@ -3,8 +3,8 @@
     .venv/bin/python bench/bench_answer.py [--llm-questions 20] [--max-tokens 128] [--skip-llm]
 
 On the bundled corpus (index built with MiniLM in a temp RAG_HOME), through Assistant.ask_stream:
-  extractive  Assistant(llm="extractive"), every dev question;
-  local       Assistant(llm="local"): rag starts the packaged SmolLM2-135M llama.cpp server itself;
+  extractive  open_assistant(llm="extractive"), every dev question;
+  local       open_assistant(llm="local"): rag starts the packaged SmolLM2-135M llama.cpp server itself;
   openai      the OpenAI-compatible path against a llama.cpp server started here (same GGUF, n_ctx 4096,
               2 threads, alias "local"), openai_base_url=http://127.0.0.1:PORT/v1, model="local".
 The LLM backends answer the same spread-out subset of --llm-questions questions. First token = ask_stream
@@ -51,10 +51,10 @@ def _time_stream(assistant, question: str, llm: str) -> dict:
 
 
 def run_backend(name: str, settings, questions: list[str], llm: str) -> dict:
-    from rag.answer import Assistant
+    from rag.factory import open_assistant
 
     t = time.perf_counter()
-    assistant = Assistant(settings)
+    assistant = open_assistant(settings)
     opened = time.perf_counter() - t
     try:
         warm = _time_stream(assistant, questions[0], llm)  # loads models / starts the server
@@ -84,7 +84,7 @@ def run_backend(name: str, settings, questions: list[str], llm: str) -> dict:
 
 
 def _llama_server(port: int, log: Path) -> subprocess.Popen:
-    from rag.local_model import packaged_model_path
+    from rag.adapters.llamacpp import packaged_model_path
 
     cmd = [
         sys.executable,
@@ -120,7 +120,7 @@ def main() -> None:
     args = parser.parse_args()
     common.check_quiet()
 
-    from rag.indexer import build_index
+    from rag.factory import build_index
     from rag.settings import load_settings
 
     rows = common.questions()

@@ -15,7 +15,6 @@ Writes bench/results/exact.json.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import tempfile
 import time
@@ -26,16 +25,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from rag.fakes import HashEmbedder  # noqa: E402
-from rag.indexer import build_index  # noqa: E402
-from rag.retriever import Retriever  # noqa: E402
+from rag.adapters.fakes import HashEmbedder  # noqa: E402
+from rag.factory import build_index, open_retriever  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
 
 
 def measure(home: Path, size: int, queries: list[str], embedder: HashEmbedder) -> dict:
     settings = load_settings(home=home, env={})
-    exact = Retriever(dataclasses.replace(settings, exact_search_max_chunks=10**9), embedder=embedder)
-    hnsw = Retriever(dataclasses.replace(settings, exact_search_max_chunks=0), embedder=embedder)
+    exact = open_retriever(settings.replace(exact_search_max_chunks=10**9), embedder=embedder)
+    hnsw = open_retriever(settings.replace(exact_search_max_chunks=0), embedder=embedder)
     assert exact.docs is not None and len(exact.docs) == size, "the docstore does not match the index"
     vectors = [np.asarray(embedder.embed_batch([q])[0], dtype=np.float32) for q in queries]
     t_scan, t_hnsw, t_exact_search, t_hnsw_search, overlap = [], [], [], [], []

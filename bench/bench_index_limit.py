@@ -5,7 +5,7 @@
 In one run, on one synthetic corpus of N abstract-like papers (bench/common.py; 200-280 tokens each):
   (a) MiniLM alone: rag.embedding.MiniLMEmbedder on exactly the texts the indexer embeds
       (embed_text(paper, chunk.text) per chunk, sorted by length over the whole corpus,
-      settings.embed_batch_size per batch);
+      settings.index.embed_batch_size per batch);
   (b) `rag index CORPUS` as a subprocess with a fresh RAG_HOME (process start, imports, model load included);
   (c) `rag index CORPUS` again on the unchanged corpus.
 Repeated --rounds times, the (a)/(b) order alternating; ratios are paired per round, then the median is
@@ -60,13 +60,13 @@ def _rag_index(corpus: Path, home: str) -> dict:
 
 
 def _texts(corpus: Path, settings) -> list[str]:
-    from rag.chunking import chunk_paper, embed_text
     from rag.corpus import read_papers
+    from rag.index.chunking import chunk_paper, embed_text
 
     texts = [
         embed_text(paper, chunk.text)
         for paper in read_papers([corpus])
-        for chunk in chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
+        for chunk in chunk_paper(paper, settings.index.chunk_tokens, settings.index.chunk_overlap)
     ]
     # sorted by length over the whole corpus: the least padding, at least as good as the indexer's order (it sorts
     # each window of 1,000 chunks the same way)
@@ -85,10 +85,13 @@ def _breakdown(corpus: Path, home: str) -> dict:
     """build_index in-process with timers around its parts. Store writes run on a background thread while
     embedding goes on, so they are reported twice: their own duration (overlapped, not additive) and the
     time the indexer actually waited for them."""
-    from rag import index_writer, indexer
-    from rag.docstore import DocStoreBuilder
-    from rag.embedding import MiniLMEmbedder
-    from rag.lexical import LexicalBuilder, LexicalIndex
+    from rag import factory
+    from rag.adapters.chroma_store import ChromaStore
+    from rag.adapters.embedding import MiniLMEmbedder
+    from rag.index import indexer
+    from rag.index import writer as index_writer
+    from rag.index.docstore import DocStoreBuilder
+    from rag.index.lexical import LexicalBuilder, LexicalIndex
     from rag.settings import load_settings
 
     spent = {"embed": 0.0, "bm25": 0.0, "docstore": 0.0, "write_wait": 0.0, "chunk": 0.0}
@@ -107,7 +110,7 @@ def _breakdown(corpus: Path, home: str) -> dict:
     model = MiniLMEmbedder()
     model.embed_batch = timed("embed", model.embed_batch)  # type: ignore[method-assign]
     patches = [
-        (indexer.VectorStore, "upsert", "upsert", background),
+        (ChromaStore, "upsert", "upsert", background),
         (LexicalBuilder, "add", "bm25", spent),
         (LexicalBuilder, "finish", "bm25", spent),
         (LexicalIndex, "save", "bm25", spent),
@@ -121,7 +124,7 @@ def _breakdown(corpus: Path, home: str) -> dict:
     for owner, name, key, into in patches:
         setattr(owner, name, timed(key, getattr(owner, name), into))
     try:
-        report = indexer.build_index(load_settings(home=home, env={}), [corpus], embedder=model)
+        report = factory.build_index(load_settings(home=home, env={}), [corpus], embedder=model)
     finally:
         for owner, name, fn in originals:
             setattr(owner, name, fn)
@@ -140,11 +143,11 @@ def main() -> None:
     args = parser.parse_args()
     common.check_quiet()
 
-    from rag.embedding import MiniLMEmbedder
+    from rag.adapters.embedding import MiniLMEmbedder
     from rag.settings import load_settings
 
     settings = load_settings(env={})
-    result: dict = {"machine": common.machine(), "n": args.n, "batch_size": settings.embed_batch_size}
+    result: dict = {"machine": common.machine(), "n": args.n, "batch_size": settings.index.embed_batch_size}
     rounds = []
     with tempfile.TemporaryDirectory() as tmp:
         corpus = common.write_corpus(Path(tmp) / "corpus.jsonl", args.n, args.seed)
@@ -158,7 +161,7 @@ def main() -> None:
             row: dict = {}
             for step in "ab" if r % 2 == 0 else "ba":  # alternate the order: drift hits both sides
                 if step == "a":
-                    row["a"] = _embed_alone(model, texts, settings.embed_batch_size)
+                    row["a"] = _embed_alone(model, texts, settings.index.embed_batch_size)
                 else:
                     row["b"] = _rag_index(corpus, home)
             row["c"] = _rag_index(corpus, home)
@@ -185,7 +188,8 @@ def main() -> None:
     }
     common.save("index_limit", result)
     n = args.n
-    print(f"N={n} abstracts, {len(texts)} chunks, batch {settings.embed_batch_size}, {args.rounds} round(s); medians\n")
+    batch = settings.index.embed_batch_size
+    print(f"N={n} abstracts, {len(texts)} chunks, batch {batch}, {args.rounds} round(s); medians\n")
     a, b, c = (med[(s, "wall_s")] for s in "abc")
     print(
         common.table(

@@ -51,14 +51,13 @@ def main() -> None:
             cold_s.append(_run(["search", "which paper replicates ICML papers with agents", "--json"], home))
 
     sys.path.insert(0, str(ROOT))
-    from rag.answer import Assistant
-    from rag.indexer import build_index
+    from rag.factory import build_index, open_assistant
     from rag.settings import load_settings
 
     with tempfile.TemporaryDirectory() as home:
         settings = load_settings(home=home, env={}, llm="extractive")
         build_index(settings)
-        assistant = Assistant(settings)
+        assistant = open_assistant(settings)
         assistant.retriever.search("warm up", 5)
         search_ms = []
         for q in questions:

@@ -7,7 +7,7 @@ Both sides get the same chunks (LangChain's RecursiveCharacterTextSplitter with 
 320/32 tokens; checked equal to ours), the same embedded text (title + chunk), the same embedding model instance
 (rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches as the indexer)
 and the same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
-every timing. Ours: rag.indexer.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
+every timing. Ours: rag.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
 and similarity_search_with_score(q, 5). Queries alternate between the two. recall@5: share of gold paper ids
 in the top 5 distinct papers, averaged over the dev questions with gold. Index runs alternate which side goes
 first. Extra columns: ours in dense-only mode, and LangChain's own hybrid (EnsembleRetriever over BM25Retriever
@@ -34,7 +34,7 @@ os.environ["ANONYMIZED_TELEMETRY"] = "False"
 def _lc_embeddings(model, batch: int):
     from langchain_core.embeddings import Embeddings
 
-    from rag.embedding import embed_in_batches
+    from rag.ports import embed_in_batches
 
     class MiniLMEmbeddings(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -49,10 +49,10 @@ def _lc_embeddings(model, batch: int):
 def _lc_chunks(corpus: Path, settings) -> tuple[list[str], list[str], list[dict]]:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    from rag.tokens import count_tokens
+    from rag.index.tokens import count_tokens
 
     splitter = RecursiveCharacterTextSplitter(
-        chunk_size=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap, length_function=count_tokens
+        chunk_size=settings.index.chunk_tokens, chunk_overlap=settings.index.chunk_overlap, length_function=count_tokens
     )
     ids, texts, metas = [], [], []
     for line in corpus.read_text().splitlines():
@@ -97,9 +97,9 @@ def _lc_hybrid(corpus: Path, settings, lc_store):
 
 
 def index_ours(corpus: Path, home: str, model):
-    from rag.chunking import chunk_paper, embed_text
     from rag.corpus import read_papers
-    from rag.indexer import build_index
+    from rag.factory import build_index
+    from rag.index.chunking import chunk_paper, embed_text
     from rag.settings import load_settings
 
     settings = load_settings(env={}, home=home, llm="extractive")
@@ -109,7 +109,7 @@ def index_ours(corpus: Path, home: str, model):
     chunks = {
         c.id: embed_text(p, c.text)
         for p in read_papers([corpus])
-        for c in chunk_paper(p, settings.chunk_tokens, settings.chunk_overlap)
+        for c in chunk_paper(p, settings.index.chunk_tokens, settings.index.chunk_overlap)
     }
     return seconds, settings, chunks
 
@@ -119,11 +119,11 @@ def _top_papers(ids: list[str], k: int = 5) -> list[str]:
 
 
 def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
-    from rag.retriever import Retriever
+    from rag.factory import open_retriever
     from rag.settings import load_settings
 
     settings = load_settings(env={})
-    embeddings = _lc_embeddings(model, settings.embed_batch_size)
+    embeddings = _lc_embeddings(model, settings.index.embed_batch_size)
     ours_s, lc_s = [], []
     for run in range(runs):
         order = ("ours", "lc") if run % 2 == 0 else ("lc", "ours")
@@ -134,7 +134,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
             else:
                 s, lc_store, lc_chunks = index_lc(corpus, str(tmp / f"{tag}-lc-{run}"), embeddings, settings)
                 lc_s.append(s)
-    retriever = Retriever(ours_settings, embedder=model)
+    retriever = open_retriever(ours_settings, embedder=model)
     rows = common.questions()
     lc_hybrid, lc_bm25_s = _lc_hybrid(corpus, settings, lc_store)
     sides = ("ours", "lc", "ours_dense", "lc_hybrid")
@@ -194,8 +194,8 @@ def main() -> None:
     import langchain_chroma
     import langchain_core
 
-    from rag.embedding import MiniLMEmbedder
-    from rag.tokens import count_tokens
+    from rag.adapters.embedding import MiniLMEmbedder
+    from rag.index.tokens import count_tokens
 
     model = MiniLMEmbedder()
     model.embed_batch(["warm up"])

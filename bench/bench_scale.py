@@ -34,8 +34,8 @@ def _settings(home: str, chroma_url: str | None):
 
 
 def child_build(args: argparse.Namespace) -> dict:
-    from rag.fakes import HashEmbedder
-    from rag.indexer import build_index
+    from rag.adapters.fakes import HashEmbedder
+    from rag.factory import build_index
 
     settings = _settings(args.home, args.chroma_url)
     t = time.perf_counter()
@@ -57,13 +57,13 @@ def child_build(args: argparse.Namespace) -> dict:
 
 
 def child_query(args: argparse.Namespace) -> dict:
-    from rag.embedding import MiniLMEmbedder
-    from rag.fakes import HashEmbedder
-    from rag.retriever import Retriever
+    from rag.adapters.embedding import MiniLMEmbedder
+    from rag.adapters.fakes import HashEmbedder
+    from rag.factory import open_retriever
 
     queries = common.query_set(args.queries)
     t_import = time.monotonic() - args.t0
-    retriever = Retriever(_settings(args.home, args.chroma_url), embedder=HashEmbedder(384))
+    retriever = open_retriever(_settings(args.home, args.chroma_url), embedder=HashEmbedder(384))
     t_open = time.monotonic() - args.t0
     minilm = MiniLMEmbedder()  # what `rag search` loads on its first search
     minilm.embed_batch([queries[0]])

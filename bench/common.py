@@ -45,7 +45,7 @@ def questions(gold_only: bool = False) -> list[dict]:
 
 def query_set(n: int = 100) -> list[str]:
     """The dev questions, then keyword-style variations of them until there are n queries."""
-    from rag.lexical import tokenize
+    from rag.index.lexical import tokenize
 
     qs = [r["question"] for r in questions()]
     out = list(qs)
@@ -58,8 +58,8 @@ def query_set(n: int = 100) -> list[str]:
 
 class _Synth:
     def __init__(self, seed: int) -> None:
-        from rag.chunking import split_sentences
-        from rag.tokens import count_tokens
+        from rag.index.chunking import split_sentences
+        from rag.index.tokens import count_tokens
 
         self.count = count_tokens
         self.rng = random.Random(seed)

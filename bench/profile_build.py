@@ -91,15 +91,18 @@ def main() -> None:
     args = parser.parse_args()
     common.check_quiet()
 
-    from rag import index_writer, indexer
-    from rag.docstore import DocStoreBuilder
-    from rag.fakes import HashEmbedder
-    from rag.lexical import LexicalBuilder, LexicalIndex
+    from rag import factory
+    from rag.adapters.chroma_store import ChromaStore
+    from rag.adapters.fakes import HashEmbedder
+    from rag.index import indexer
+    from rag.index import writer as index_writer
+    from rag.index.docstore import DocStoreBuilder
+    from rag.index.lexical import LexicalBuilder, LexicalIndex
     from rag.settings import load_settings
 
     indexer.iter_papers = staged_iter("read", indexer.iter_papers)
     indexer.chunk_paper = staged("chunk", indexer.chunk_paper)
-    indexer.VectorStore.upsert = background("store writes (background thread)", indexer.VectorStore.upsert)
+    ChromaStore.upsert = background("store writes (background thread)", ChromaStore.upsert)
     index_writer.EmbedWriter.barrier = staged("waiting for store writes", index_writer.EmbedWriter.barrier)
     LexicalBuilder.add = staged("bm25 tokenize", LexicalBuilder.add)
     LexicalBuilder.finish = staged("bm25 build", LexicalBuilder.finish)
@@ -123,11 +126,11 @@ def main() -> None:
             import pstats
 
             prof = cProfile.Profile()
-            report = prof.runcall(indexer.build_index, settings, [corpus], embedder=embedder)
+            report = prof.runcall(factory.build_index, settings, [corpus], embedder=embedder)
             with open(common.RESULTS / f"profile_build_{args.n}.txt", "w") as f:
                 pstats.Stats(prof, stream=f).sort_stats("cumulative").print_stats(40)
         else:
-            report = indexer.build_index(settings, [corpus], embedder=embedder)
+            report = factory.build_index(settings, [corpus], embedder=embedder)
         total = time.perf_counter() - t
         stop.set()
         thread.join()

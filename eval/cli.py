@@ -55,14 +55,14 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from eval.questions import DEFAULT_QUESTIONS, load_questions
     from eval.report import build_summary, load_summary, write_outputs
     from eval.runner import run_eval, run_retrieval_baselines
-    from rag.answer import Assistant
+    from rag.factory import open_assistant
     from rag.progress import ProgressBar
 
     questions_path = Path(args.questions) if getattr(args, "questions", None) else DEFAULT_QUESTIONS
     questions = load_questions(questions_path)
     k = getattr(args, "k", None)
-    if k is not None and not 1 <= k <= settings.max_k:
-        raise RagError(f"-k must be between 1 and {settings.max_k}, got {k}")
+    if k is not None and not 1 <= k <= settings.retrieval.max_k:
+        raise RagError(f"-k must be between 1 and {settings.retrieval.max_k}, got {k}")
     compare_dir = getattr(args, "compare", None)
     before = load_summary(compare_dir) if compare_dir else None  # fail before a long run, not after
     out_dir = Path(args.out)
@@ -70,7 +70,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         raise RagError(f"--out {out_dir} exists and is not a directory")
     llm, model = getattr(args, "llm", None), getattr(args, "model", None)
 
-    assistant = Assistant(settings)
+    assistant = open_assistant(settings)
     try:
         backend = assistant.backend_for(llm)
         want_judge = bool(getattr(args, "judge", False))
@@ -108,9 +108,9 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         "timestamp": started_at,
         "duration_s": duration,
         "backend": backend,
-        "model": ", ".join(models) or (model or settings.model or backend),
+        "model": ", ".join(models) or (model or settings.endpoint.model or backend),
         "answered_by_backend": answered_by,
-        "k": k or settings.k,
+        "k": k or settings.retrieval.k,
         "settings": settings.public_dict(),
     }
     summary = build_summary(results, run=run, baselines=baselines, judge=judge)

@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from eval.metrics import mean
-from rag.chat import ChatModel, complete
-from rag.citations import format_sources
+from rag.answer.citations import format_sources
+from rag.answer.prompts import load_prompt, prompt_id
 from rag.errors import LLMError, RagError
-from rag.prompts import load_prompt, prompt_id
+from rag.ports import ChatModel, complete
 from rag.types import Hit, Paper
 
 if TYPE_CHECKING:
-    from rag.answer import Assistant
+    from rag.answer.assistant import Assistant
 
 __all__ = ["JudgeUnavailable", "parse_faithfulness", "parse_json_object", "parse_relevance", "run_judge"]
 
@@ -111,19 +111,14 @@ def parse_relevance(text: str) -> float | None:
     return float(value)
 
 
-def _endpoint_configured(assistant: Assistant) -> bool:
-    s = assistant.settings
-    return bool(s.openai_base_url or s.openai_api_key)
-
-
 def judge_model(assistant: Assistant, model: str | None = None) -> ChatModel:
     """The judge's ChatModel; JudgeUnavailable when no OpenAI-compatible endpoint is configured."""
-    if not _endpoint_configured(assistant):
+    if not assistant.chats.configured():
         raise JudgeUnavailable(
             "--judge needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY if it needs one), "
             "pass --base-url, or use RAG_PRESET"
         )
-    return assistant.chat_model("openai", model)
+    return assistant.chats.chat("openai", model)
 
 
 class _Sources:

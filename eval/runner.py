@@ -16,8 +16,8 @@ from eval.questions import Question
 from rag.errors import RagError
 
 if TYPE_CHECKING:
-    from rag.answer import Assistant
-    from rag.retriever import Retriever
+    from rag.answer.assistant import Assistant
+    from rag.retrieve.retriever import Retriever
 
 __all__ = ["BASELINE_MODES", "RETRIEVED_K", "run_eval", "run_retrieval_baselines"]
 
@@ -36,7 +36,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _retrieved_k(assistant: Assistant, k: int | None) -> int:
     """Enough ranked papers to contain every source of the answer (summary mode uses 2k), at least 10."""
-    settings = assistant.settings
+    settings = assistant.retriever.settings
     return max(1, min(settings.max_k, max(RETRIEVED_K, 2 * (k or settings.k))))
 
 

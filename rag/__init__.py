@@ -5,6 +5,7 @@
     rag.build_index(settings)                  # the bundled corpus, or rag.build_index(settings, ["my.bib"])
     hits = rag.search(settings, "oil wells from satellites")
     answer = rag.ask("How many wells are in the Alberta dataset?", settings=settings)
+    assistant = rag.open_assistant(settings)   # holds the index and models for many questions
 
 Names are imported lazily so `rag --help` and `rag search` start fast.
 """
@@ -17,14 +18,15 @@ from typing import Any
 _EXPORTS = {
     "load_settings": "rag.settings",
     "Settings": "rag.settings",
-    "build_index": "rag.indexer",
-    "IndexReport": "rag.indexer",
-    "search": "rag.retriever",
-    "Retriever": "rag.retriever",
-    "Filters": "rag.retriever",
-    "ask": "rag.answer",
-    "ask_stream": "rag.answer",
-    "Assistant": "rag.answer",
+    "build_index": "rag.factory",
+    "open_retriever": "rag.factory",
+    "open_assistant": "rag.factory",
+    "search": "rag.factory",
+    "ask": "rag.factory",
+    "IndexReport": "rag.index.indexer",
+    "Retriever": "rag.retrieve.retriever",
+    "Filters": "rag.filters",
+    "Assistant": "rag.answer.assistant",
     "RagError": "rag.errors",
     "Paper": "rag.types",
     "Hit": "rag.types",

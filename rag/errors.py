@@ -27,3 +27,9 @@ class LLMError(RagError):
 
 class QuestionError(RagError):
     """The question cannot be answered as given (empty, too long...)."""
+
+
+class StreamInterrupted(LLMError):
+    """The endpoint broke off after sending part of the answer; the partial text must not be shown as complete."""
+
+    partial_text: str = ""

@@ -13,24 +13,7 @@ _LOCK = threading.Lock()
 
 
 def record(answer: Answer) -> dict[str, object]:
-    return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "question": answer.question,
-        "standalone_question": answer.standalone_question,
-        "mode": answer.mode,
-        "hits": [h.paper.id for h in answer.sources],
-        "cited": [c.paper_id for c in answer.citations],
-        "abstained": answer.abstained,
-        "unsupported": len(answer.unsupported),
-        "removed_citations": answer.removed_citations,
-        "complete": answer.complete,
-        "backend": answer.backend,
-        "model": answer.model,
-        "prompt": answer.prompt,
-        "usage": {"prompt_tokens": answer.usage.prompt_tokens, "completion_tokens": answer.usage.completion_tokens},
-        "latency_s": round(answer.latency_s, 4),
-        "notes": list(answer.notes),
-    }
+    return {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **answer.to_record()}
 
 
 def append(path: Path, answer: Answer) -> None:

@@ -1,6 +1,13 @@
 """One Settings object, built once at the edge (CLI, UI, eval) and passed in; never global.
 
+Settings are grouped by the component that reads them: `index`, `retrieval`, `answer`, `endpoint`, `ui`; the
+data location (`home`, `collection`, `chroma_url`) sits at the top. Each component receives its group, not the
+whole object. Every setting still has one flat, unique name: `RAG_K`, `k = 6` in a TOML file, `--k` style
+overrides and `settings.replace(k=6)` all reach `settings.retrieval.k`. A TOML file may also use tables
+(`[retrieval]` / `k = 6`).
+
 Precedence, lowest first: defaults < preset < TOML file < environment (RAG_*, OPENAI_*) < explicit overrides.
+Every value is checked in one place (`_check`), with its range, and a bad one is a one-line ConfigError.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from rag.errors import ConfigError
 
 REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 BUNDLED_CORPUS = REPO_DATA / "icml2025.jsonl"
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
 # Named endpoint presets: a user writes `RAG_PRESET=ollama` instead of remembering the URL.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -29,6 +37,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 LLM_CHOICES = ("auto", "extractive", "openai", "local")
 EMBEDDER_CHOICES = ("minilm", "openai")
+VERIFY_CHOICES = ("auto", "offline", "llm")
 
 
 def default_home() -> Path:
@@ -36,44 +45,99 @@ def default_home() -> Path:
     return Path(base) / "rag"
 
 
+def _range(lo: float | None = None, hi: float | None = None, *, choices: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Field metadata: the allowed range (inclusive) or the allowed values."""
+    return {"lo": lo, "hi": hi, "choices": choices}
+
+
 @dataclass(frozen=True)
-class Settings:
-    # where things live
-    home: Path = field(default_factory=default_home)
-    collection: str = "papers"
-    chroma_url: str | None = None  # e.g. http://127.0.0.1:8765 for a `chroma run` server
-    # indexing
-    embedder: str = "minilm"
+class IndexSettings:
+    """How papers become vectors (read by the indexer and the embedder factory)."""
+
+    embedder: str = field(default="minilm", metadata=_range(choices=EMBEDDER_CHOICES))
     embedding_model: str = "text-embedding-3-small"  # only for embedder=openai
-    embed_batch_size: int = 8  # larger batches pad more and grow onnxruntime arenas: 32 -> 2.3 GB peak, 8 -> 0.7 GB
-    chunk_tokens: int = 320
-    chunk_overlap: int = 32
-    # retrieval
-    k: int = 5  # sources given to the answer step
+    # larger batches pad more and grow onnxruntime arenas: 32 -> 2.3 GB peak, 8 -> 0.7 GB
+    embed_batch_size: int = field(default=8, metadata=_range(1, 4096))
+    chunk_tokens: int = field(default=320, metadata=_range(16, 8192))
+    chunk_overlap: int = field(default=32, metadata=_range(0, 8191))
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """How a question finds its sources (read by the retriever and the answer step's k)."""
+
+    k: int = 5  # sources given to the answer step (1..max_k, checked in _check)
     search_k: int = 10
-    candidates: int = 50  # per retriever, before fusion
-    max_k: int = 50
+    candidates: int = field(default=50, metadata=_range(1, 10_000))  # per retriever, before fusion
+    max_k: int = field(default=50, metadata=_range(1, 1000))
     # up to this many chunks, dense search is an exact scan of the local docstore's vectors instead of Chroma's
     # HNSW query: faster below the crossover measured by bench/bench_exact.py, and exact; 0 = always ask Chroma
-    exact_search_max_chunks: int = 20000
-    min_relevance: float = 0.22  # best dense cosine below this = nothing relevant found
-    context_tokens: int = 3000  # token budget for sources in the prompt
-    # answering
-    llm: str = "auto"
+    exact_search_max_chunks: int = field(default=20000, metadata=_range(0, None))
+    min_relevance: float = field(default=0.22, metadata=_range(-1.0, 1.0))  # best cosine below this = nothing relevant
+    context_tokens: int = field(default=3000, metadata=_range(1, 1_000_000))  # token budget for sources in a prompt
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """How an answer is written and checked (read by the Assistant and its backends)."""
+
+    llm: str = field(default="auto", metadata=_range(choices=LLM_CHOICES))
+    temperature: float = field(default=0.0, metadata=_range(0.0, 2.0))
+    max_tokens: int = field(default=512, metadata=_range(1, 100_000))
+    support_threshold: float = field(default=0.55, metadata=_range(0.0, 1.0))  # sentence-to-source similarity
+    max_question_chars: int = field(default=4000, metadata=_range(1, 1_000_000))
+    max_history_turns: int = field(default=6, metadata=_range(0, 1000))
+    prompts_dir: Path = PROMPTS_DIR
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    """The OpenAI-compatible endpoint and the local llama.cpp model (read by the chat-model factory)."""
+
     model: str = ""  # model name at the OpenAI-compatible endpoint
     openai_base_url: str | None = None
     openai_api_key: str | None = field(default=None, repr=False)
-    temperature: float = 0.0
-    max_tokens: int = 512
-    timeout_s: float = 60.0
-    max_retries: int = 4
-    retry_max_wait_s: float = 20.0
+    timeout_s: float = field(default=60.0, metadata=_range(0.1, 3600.0))
+    max_retries: int = field(default=4, metadata=_range(1, 100))  # attempts in total, first try included
+    retry_max_wait_s: float = field(default=20.0, metadata=_range(0.0, 3600.0))
     local_model_path: str | None = None  # a GGUF file; default: the packaged SmolLM2-135M
-    local_port: int = 0  # 0 = pick a free port
-    support_threshold: float = 0.55  # sentence-to-source similarity that counts as support
-    max_question_chars: int = 4000
-    max_history_turns: int = 6
-    prompts_dir: Path = field(default_factory=lambda: Path(__file__).resolve().parent.parent / "prompts")
+    local_port: int = field(default=0, metadata=_range(0, 65535))  # 0 = pick a free port
+
+
+@dataclass(frozen=True)
+class UISettings:
+    """What the web UI offers its visitors."""
+
+    ui_max_k: int = field(default=20, metadata=_range(1, 1000))
+    ui_concurrency: int = field(default=8, metadata=_range(1, 256))
+
+
+GROUPS: dict[str, type] = {
+    "index": IndexSettings,
+    "retrieval": RetrievalSettings,
+    "answer": AnswerSettings,
+    "endpoint": EndpointSettings,
+    "ui": UISettings,
+}
+_TOP = ("home", "collection", "chroma_url")
+# flat name -> group name (None: a top-level field)
+_GROUP_OF: dict[str, str | None] = {name: None for name in _TOP}
+for _group, _cls in GROUPS.items():
+    for _f in fields(_cls):
+        assert _f.name not in _GROUP_OF, f"setting name {_f.name} is used twice"
+        _GROUP_OF[_f.name] = _group
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path = field(default_factory=default_home)
+    collection: str = "papers"
+    chroma_url: str | None = None  # e.g. http://127.0.0.1:8765 for a `chroma run` server
+    index: IndexSettings = field(default_factory=IndexSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    answer: AnswerSettings = field(default_factory=AnswerSettings)
+    endpoint: EndpointSettings = field(default_factory=EndpointSettings)
+    ui: UISettings = field(default_factory=UISettings)
 
     @property
     def index_dir(self) -> Path:
@@ -84,32 +148,48 @@ class Settings:
         return self.home / "runs.jsonl"
 
     def replace(self, **changes: Any) -> Settings:
-        return dataclasses.replace(self, **_coerce_all(changes))
+        """A copy with some settings changed, by flat name: `settings.replace(k=3, llm="extractive")`."""
+        return _build(self.flat() | _coerce_all(changes))
+
+    def flat(self) -> dict[str, Any]:
+        """Every setting by its flat name."""
+        out: dict[str, Any] = {name: getattr(self, name) for name in _TOP}
+        for group in GROUPS:
+            out.update(dataclasses.asdict(getattr(self, group)))
+        return out
 
     def public_dict(self) -> dict[str, Any]:
         """Settings as JSON-safe values with secrets masked, for logs and reports."""
+        from rag.redact import mask_url
+
         out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "openai_api_key":
+        for name, value in self.flat().items():
+            if name == "openai_api_key":
                 value = "***" if value else None
-            out[f.name] = str(value) if isinstance(value, Path) else value
+            elif name in ("openai_base_url", "chroma_url") and value:
+                value = mask_url(str(value))
+            out[name] = str(value) if isinstance(value, Path) else value
         return out
 
 
-_FIELD_TYPES = {f.name: f.type for f in fields(Settings)}
+def _field_type(name: str) -> str:
+    group = _GROUP_OF[name]
+    cls = Settings if group is None else GROUPS[group]
+    return str(next(f.type for f in fields(cls) if f.name == name))
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name not in _FIELD_TYPES:
+    if name not in _GROUP_OF:
         raise ConfigError(f"unknown setting '{name}'")
-    kind = str(_FIELD_TYPES[name])
+    kind = _field_type(name)
     if value is None or (isinstance(value, str) and value == "" and "None" in kind):
         return None
     try:
         if kind.startswith("Path"):
             return Path(str(value)).expanduser()
         if kind.startswith("int"):
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError
             return int(value)
         if kind.startswith("float"):
             return float(value)
@@ -122,20 +202,62 @@ def _coerce_all(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _coerce(k, v) for k, v in values.items()}
 
 
-def _validate(s: Settings) -> Settings:
-    if s.llm not in LLM_CHOICES:
-        raise ConfigError(f"llm must be one of {', '.join(LLM_CHOICES)}; got '{s.llm}'")
-    if s.embedder not in EMBEDDER_CHOICES:
-        raise ConfigError(f"embedder must be one of {', '.join(EMBEDDER_CHOICES)}; got '{s.embedder}'")
+def _check_range(name: str, value: Any, meta: Mapping[str, Any]) -> None:
+    choices = meta.get("choices") or ()
+    if choices and value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}; got '{value}'")
+    lo, hi = meta.get("lo"), meta.get("hi")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if value != value:  # NaN
+            raise ConfigError(f"setting '{name}' must be a number, got NaN")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            bounds = f"at least {lo:g}" if hi is None else f"between {lo:g} and {hi:g}"
+            raise ConfigError(f"{name} must be {bounds}; got {value:g} (setting '{name}', RAG_{name.upper()})")
+
+
+def _check(s: Settings) -> Settings:
+    """Every range and every rule that ties two settings together, in one place."""
+    for group in GROUPS:
+        obj = getattr(s, group)
+        for f in fields(obj):
+            _check_range(f.name, getattr(obj, f.name), f.metadata)
     if len(s.collection) < 3:
         raise ConfigError("collection name needs at least 3 characters")
-    if not 1 <= s.k <= s.max_k or not 1 <= s.search_k <= s.max_k:
-        raise ConfigError(f"k must be between 1 and {s.max_k}")
-    if s.chunk_tokens < 16 or not 0 <= s.chunk_overlap < s.chunk_tokens:
+    r = s.retrieval
+    if not 1 <= r.k <= r.max_k or not 1 <= r.search_k <= r.max_k:
+        raise ConfigError(f"k must be between 1 and {r.max_k}")
+    if s.index.chunk_overlap >= s.index.chunk_tokens:
         raise ConfigError("chunk_tokens must be >= 16 and chunk_overlap between 0 and chunk_tokens - 1")
-    if s.exact_search_max_chunks < 0:
-        raise ConfigError("exact_search_max_chunks must be 0 (always use Chroma's index) or more")
     return s
+
+
+def _build(values: Mapping[str, Any]) -> Settings:
+    top = {name: values[name] for name in _TOP if name in values}
+    groups = {
+        group: cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values}) for group, cls in GROUPS.items()
+    }
+    return _check(Settings(**top, **groups))
+
+
+def _file_values(config_path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {config_path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {config_path}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {config_path} is not valid TOML: {exc}") from None
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in GROUPS and isinstance(value, dict):  # [retrieval] k = 6
+            for name, inner in value.items():
+                if _GROUP_OF.get(name) != key:
+                    raise ConfigError(f"config file {config_path}: [{key}] has no setting '{name}'")
+                flat[name] = inner
+        else:
+            flat[key] = value
+    return flat
 
 
 def load_settings(
@@ -143,19 +265,12 @@ def load_settings(
     env: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> Settings:
-    """Build Settings from a preset, a TOML file, the environment and explicit overrides."""
+    """Build Settings from a preset, a TOML file, the environment and explicit overrides (flat names)."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
 
     config_path = Path(config) if config else (Path(env["RAG_CONFIG"]) if env.get("RAG_CONFIG") else None)
-    file_values: dict[str, Any] = {}
-    if config_path is not None:
-        try:
-            file_values = tomllib.loads(config_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"config file not found: {config_path}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"config file {config_path} is not valid TOML: {exc}") from None
+    file_values = _file_values(config_path) if config_path is not None else {}
 
     preset = overrides.pop("preset", None) or env.get("RAG_PRESET") or file_values.pop("preset", None)
     if preset:
@@ -169,9 +284,9 @@ def load_settings(
         values["openai_base_url"] = env["OPENAI_BASE_URL"]
     if env.get("OPENAI_API_KEY"):
         values["openai_api_key"] = env["OPENAI_API_KEY"]
-    for f in fields(Settings):
-        key = "RAG_" + f.name.upper()
+    for name in _GROUP_OF:
+        key = "RAG_" + name.upper()
         if key in env:
-            values[f.name] = env[key]
+            values[name] = env[key]
     values.update({k: v for k, v in overrides.items() if v is not None})
-    return _validate(Settings(**_coerce_all(values)))
+    return _build(_coerce_all(values))

@@ -1,4 +1,5 @@
-"""The small typed values that flow through the pipeline. No logic lives here.
+"""The small typed values that flow through the pipeline. No logic lives here (`Answer.to_record` only lays the
+answer out as JSON-safe values).
 
 papers -> chunks -> vectors -> hits -> prompt -> completion -> Answer
 """
@@ -6,6 +7,7 @@ papers -> chunks -> vectors -> hits -> prompt -> completion -> Answer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,38 @@ class Answer:
     checked_sentences: int = 0  # answer sentences the support check judged
     notes: tuple[str, ...] = ()  # e.g. "fell back to extractive: no supported sentence"
     mode: str = "answer"  # "answer" or "summary"
+
+    def to_record(self) -> dict[str, Any]:
+        """The answer as JSON-safe values: `rag ask --json` prints it, the run log stores it."""
+        return {
+            "question": self.question,
+            "standalone_question": self.standalone_question,
+            "answer": self.text,
+            "mode": self.mode,
+            "citations": [{"n": c.n, "paper_id": c.paper_id, "title": c.title, "url": c.url} for c in self.citations],
+            "sources": [
+                {
+                    "n": n,
+                    "paper_id": h.paper.id,
+                    "title": h.paper.title,
+                    "url": h.paper.url,
+                    "score": round(h.score, 4),
+                    "relevance": None if h.dense_score is None else round(h.dense_score, 4),
+                }
+                for n, h in enumerate(self.sources, 1)
+            ],
+            "abstained": self.abstained,
+            "unsupported": list(self.unsupported),
+            "checked_sentences": self.checked_sentences,
+            "removed_citations": self.removed_citations,
+            "complete": self.complete,
+            "backend": self.backend,
+            "model": self.model,
+            "prompt": self.prompt,
+            "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens},
+            "latency_s": round(self.latency_s, 4),
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)

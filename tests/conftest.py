@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rag.factory import build_index, open_assistant
 from rag.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +34,6 @@ def settings(tmp_path: Path) -> Settings:
 def bundled_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """An index of the bundled corpus built once per test session with the real local embedder.
     Tests must not write to it (use `settings` + build_index for that)."""
-    from rag.indexer import build_index
 
     home = tmp_path_factory.mktemp("bundled") / "rag-home"
     s = load_settings(home=home, env={})
@@ -44,9 +44,8 @@ def bundled_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="session")
 def assistant(bundled_settings: Settings) -> Iterator[object]:
     """A shared extractive Assistant over the bundled index (model loaded once)."""
-    from rag.answer import Assistant
 
-    a = Assistant(bundled_settings.replace(llm="extractive"))
+    a = open_assistant(bundled_settings.replace(llm="extractive"))
     yield a
     a.close()
 

@@ -26,6 +26,7 @@ GET /v1/models lists one model.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -61,11 +62,17 @@ class FaultServer:
         hang_s: float = 5.0,
         reject_stream_options: bool = False,
         api_key_echo: str = "sk-test-SECRET123",
+        reply: str | None = None,
+        delay_s: float = 0.0,
     ) -> None:
         unknown = [b for b in script if b not in BEHAVIOURS]
         if unknown:
             raise ValueError(f"unknown behaviours {unknown}; known: {sorted(BEHAVIOURS)}")
         self.script = list(script)
+        # what "ok" streams: REPLY by default, or any text, cut into word-sized chunks `delay_s` apart
+        self.reply_chunks = REPLY_CHUNKS if reply is None else re.findall(r"\S*\s*", reply)[:-1] or [reply]
+        self.reply = "".join(self.reply_chunks)
+        self.delay_s = delay_s
         self.hang_s = hang_s
         self.reject_stream_options = reject_stream_options
         self.api_key_echo = api_key_echo
@@ -223,7 +230,7 @@ class FaultServer:
                     "created": 0,
                     "model": MODEL,
                     "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}
+                        {"index": 0, "message": {"role": "assistant", "content": server.reply}, "finish_reason": "stop"}
                     ],
                     "usage": USAGE,
                 }
@@ -250,14 +257,16 @@ class FaultServer:
                     return
                 self._event(_chunk(""))  # role-only first chunk, as OpenAI sends
                 if behaviour in ("drop_midstream", "stall_midstream"):
-                    for piece in REPLY_CHUNKS[:2]:
+                    for piece in server.reply_chunks[:2]:
                         self._event(_chunk(piece))
                     time.sleep(0.05)  # let the client read what was sent
                     if behaviour == "stall_midstream":
                         server._stop.wait(server.hang_s)
                     self._abort()
                     return
-                for piece in REPLY_CHUNKS:
+                for piece in server.reply_chunks:
+                    if server.delay_s:
+                        time.sleep(server.delay_s)
                     self._event(_chunk(piece))
                 if behaviour != "no_finish":
                     self._event(_chunk(finish="stop"))

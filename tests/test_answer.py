@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from rag.answer import Assistant
-from rag.citations import REFUSAL
+from rag.adapters.fakes import ScriptedChatModel
+from rag.answer.assistant import Assistant
+from rag.answer.citations import REFUSAL
 from rag.errors import LLMError, QuestionError
-from rag.fakes import ScriptedChatModel
+from rag.factory import open_assistant
 from rag.settings import Settings
 from rag.types import AnswerEvent, DeltaEvent, SourcesEvent
 
@@ -81,7 +82,7 @@ def test_followup_is_rewritten_with_the_conversation(assistant: Assistant):
 
 def _llm_assistant(settings: Settings, replies) -> tuple[Assistant, ScriptedChatModel]:
     fake = ScriptedChatModel(replies)
-    return Assistant(settings.replace(llm="openai"), chat_model=fake), fake
+    return open_assistant(settings.replace(llm="openai"), chat_model=fake), fake
 
 
 def test_llm_answer_keeps_valid_citations_and_removes_unknown_ones(bundled_settings: Settings):
@@ -119,7 +120,7 @@ def test_llm_failure_still_answers_from_sources_with_a_note(bundled_settings: Se
         def stream(self, messages, *, max_tokens, temperature):
             raise LLMError("LLM endpoint http://127.0.0.1:9/v1 failed after 4 attempts: connection refused")
 
-    answer = Assistant(bundled_settings.replace(llm="openai"), chat_model=Down([])).ask(WELLS)
+    answer = open_assistant(bundled_settings.replace(llm="openai"), chat_model=Down([])).ask(WELLS)
     assert answer.backend == "extractive" and "213,000" in answer.text
     assert any("failed after 4 attempts" in n for n in answer.notes)
 
@@ -128,7 +129,7 @@ def test_interrupted_stream_is_marked_incomplete(bundled_settings: Settings):
     fake = ScriptedChatModel(
         ["The Alberta dataset comprises over 213,000 wells [1]. More text follows here [1]."], fail_after_chars=30
     )
-    answer = Assistant(bundled_settings.replace(llm="openai"), chat_model=fake).ask(WELLS)
+    answer = open_assistant(bundled_settings.replace(llm="openai"), chat_model=fake).ask(WELLS)
     assert not answer.complete and any("incomplete" in n for n in answer.notes)
 
 
@@ -152,12 +153,11 @@ def test_followup_uses_the_condense_prompt_with_an_llm(bundled_settings: Setting
 
 
 def test_run_log_has_one_record_per_answer_and_no_secret(bundled_settings: Settings, tmp_path):
-    s = bundled_settings.replace(home=tmp_path / "home2", openai_api_key="sk-test-SECRET123")
-    # the index lives in the bundled home; point the store at it explicitly
-    a = Assistant(bundled_settings.replace(openai_api_key="sk-test-SECRET123", llm="extractive"))
-    a.settings = s
+    # the index lives in the bundled home; the run log goes to another
+    a = open_assistant(bundled_settings.replace(openai_api_key="sk-test-SECRET123", llm="extractive"))
+    a.runlog = tmp_path / "home2" / "runs.jsonl"
     a.ask(WELLS)
     lines = (tmp_path / "home2" / "runs.jsonl").read_text().splitlines()
     record = json.loads(lines[-1])
-    assert record["hits"][0] == "icml2025-00" and record["backend"] == "extractive"
+    assert record["sources"][0]["paper_id"] == "icml2025-00" and record["backend"] == "extractive"
     assert "SECRET123" not in "".join(lines)

@@ -1,7 +1,7 @@
-from rag.chunking import chunk_paper, content_hash, embed_text, split_sentences
 from rag.corpus import read_papers
+from rag.index.chunking import chunk_paper, content_hash, embed_text, split_sentences
+from rag.index.tokens import count_tokens, encoding
 from rag.settings import BUNDLED_CORPUS
-from rag.tokens import count_tokens, encoding
 from rag.types import Paper
 
 

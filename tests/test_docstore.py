@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.docstore import DocStore, DocStoreBuilder
-from rag.fakes import HashEmbedder
-from rag.indexer import build_index, docs_dir, lexical_dir
-from rag.retriever import Filters, Retriever
+from rag.adapters.chroma_store import ChromaStore
+from rag.adapters.fakes import HashEmbedder
+from rag.factory import build_index, layout_of, open_retriever, open_store
+from rag.filters import Filters
+from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.retrieve.retriever import Retriever
 from rag.settings import BUNDLED_CORPUS, Settings
-from rag.store import VectorStore
 
 QUESTIONS = [
     "How many oil and gas wells were mapped from satellite images in Alberta?",
@@ -69,7 +70,7 @@ def _hits(retriever: Retriever, query: str, **kwargs: object) -> list[tuple]:
 
 
 def test_search_reads_the_docstore_only_and_matches_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
-    retriever = Retriever(built, embedder=HashEmbedder(384))
+    retriever = open_retriever(built, embedder=HashEmbedder(384))
     assert retriever.docs is not None and len(retriever.docs) == 19
     variants: list[dict[str, object]] = [{}, {"filters": Filters(year_min=2025)}, {"token_budget": 300},
                                          {"mode": "lexical"}, {"mode": "dense"}]  # fmt: skip
@@ -80,7 +81,7 @@ def test_search_reads_the_docstore_only_and_matches_the_store(built: Settings, m
 
     retriever.docs = docs
     gets: list[Sequence[str]] = []
-    monkeypatch.setattr(VectorStore, "get", lambda self, ids, with_embeddings=False: gets.append(ids) or [])
+    monkeypatch.setattr(ChromaStore, "get", lambda self, ids, with_embeddings=False: gets.append(ids) or [])
     assert retriever.search(QUESTIONS[0], 5, filters=Filters(year_min=2025))
     assert gets == []  # a filtered search makes one store call: the nearest-neighbour query
 
@@ -108,10 +109,9 @@ def test_docstore_nearest_is_exact_with_ties_in_row_order(tmp_path: Path):
 
 
 def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
-    import dataclasses
 
-    exact = Retriever(built, embedder=HashEmbedder(384))
-    approx = Retriever(dataclasses.replace(built, exact_search_max_chunks=0), embedder=HashEmbedder(384))
+    exact = open_retriever(built, embedder=HashEmbedder(384))
+    approx = open_retriever(built.replace(exact_search_max_chunks=0), embedder=HashEmbedder(384))
     assert exact.docs is not None
     for q in QUESTIONS:  # at 19 chunks HNSW is exact too: same candidates, same distances
         qvec = np.asarray(HashEmbedder(384).embed_batch([q])[0], dtype=np.float32)
@@ -121,11 +121,11 @@ def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Set
         assert _hits(exact, q) == _hits(approx, q)
 
     calls: list[str] = []
-    nearest, get = VectorStore.nearest, VectorStore.get
+    nearest, get = ChromaStore.nearest, ChromaStore.get
     monkeypatch.setattr(
-        VectorStore, "nearest", lambda self, *a, **kw: calls.append("nearest") or nearest(self, *a, **kw)
+        ChromaStore, "nearest", lambda self, *a, **kw: calls.append("nearest") or nearest(self, *a, **kw)
     )
-    monkeypatch.setattr(VectorStore, "get", lambda self, *a, **kw: calls.append("get") or get(self, *a, **kw))
+    monkeypatch.setattr(ChromaStore, "get", lambda self, *a, **kw: calls.append("get") or get(self, *a, **kw))
     assert exact.search(QUESTIONS[0], 5) and calls == []  # no store call at all
     assert exact.search(QUESTIONS[0], 5, filters=Filters(year_min=2025)) and calls == ["nearest"]  # Chroma filters
     assert approx.search(QUESTIONS[0], 5) and calls == ["nearest", "nearest"]  # the setting turns it off
@@ -134,13 +134,13 @@ def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Set
 
 
 def test_outdated_docstore_is_not_used(built: Settings):
-    meta = json.loads((docs_dir(built) / "ids.json").read_text())
+    meta = json.loads((layout_of(built).docs_dir / "ids.json").read_text())
     meta["fingerprint"] = "from-another-corpus"
-    (docs_dir(built) / "ids.json").write_text(json.dumps(meta))
-    retriever = Retriever(built, embedder=HashEmbedder(384))
+    (layout_of(built).docs_dir / "ids.json").write_text(json.dumps(meta))
+    retriever = open_retriever(built, embedder=HashEmbedder(384))
     assert retriever.docs is None and retriever.search(QUESTIONS[1], 1)[0].paper.id == "icml2025-03"
     build_index(built, embedder=HashEmbedder(384))  # an unchanged re-index repairs it
-    assert Retriever(built, embedder=HashEmbedder(384)).docs is not None
+    assert open_retriever(built, embedder=HashEmbedder(384)).docs is not None
 
 
 def test_incremental_build_reuses_vectors_of_unchanged_chunks(
@@ -151,20 +151,20 @@ def test_incremental_build_reuses_vectors_of_unchanged_chunks(
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps(p) + "\n" for p in papers))
     fetched: list[str] = []
-    get = VectorStore.get
+    get = ChromaStore.get
 
-    def counting_get(self: VectorStore, ids: Sequence[str], with_embeddings: bool = False) -> list:
+    def counting_get(self: ChromaStore, ids: Sequence[str], with_embeddings: bool = False) -> list:
         fetched.extend(ids)
         return get(self, ids, with_embeddings)
 
-    monkeypatch.setattr(VectorStore, "get", counting_get)
+    monkeypatch.setattr(ChromaStore, "get", counting_get)
     report = build_index(built, [corpus], embedder=HashEmbedder(384))
     assert report.embedded == 1 and fetched == []  # 18 vectors came from the previous docstore
-    docs = DocStore.load(docs_dir(built))
+    docs = DocStore.load(layout_of(built).docs_dir)
     assert docs is not None and len(docs) == 19
     changed = docs.get(f"{papers[2]['id']}:0")
     assert changed is not None and changed.text.endswith("One more sentence.")
-    stored = get(VectorStore(built).open(), [changed.id], with_embeddings=True)[0]
+    stored = get(open_store(built).open(), [changed.id], with_embeddings=True)[0]
     assert stored.embedding is not None and changed.embedding is not None
     assert np.allclose(np.asarray(changed.embedding), np.asarray(stored.embedding), atol=1e-6)
 
@@ -172,10 +172,10 @@ def test_incremental_build_reuses_vectors_of_unchanged_chunks(
 def test_without_a_previous_docstore_vectors_come_from_the_store(built: Settings):
     import shutil
 
-    shutil.rmtree(docs_dir(built))
-    shutil.rmtree(lexical_dir(built))
+    shutil.rmtree(layout_of(built).docs_dir)
+    shutil.rmtree(layout_of(built).lexical_dir)
     report = build_index(built, embedder=HashEmbedder(384))
     assert report.embedded == 0
-    retriever = Retriever(built, embedder=HashEmbedder(384))
+    retriever = open_retriever(built, embedder=HashEmbedder(384))
     assert retriever.docs is not None and len(retriever.docs) == 19
     assert retriever.search(QUESTIONS[0], 1)[0].paper.id == "icml2025-00"

@@ -105,8 +105,7 @@ class _FakeAnswerer:
     """Just enough of an Assistant for run_eval: ask() and retriever.search()."""
 
     def __init__(self) -> None:
-        self.settings = load_settings(env={})
-        self.retriever = SimpleNamespace(search=self._search)
+        self.retriever = SimpleNamespace(search=self._search, settings=load_settings(env={}).retrieval)
 
     @staticmethod
     def _search(query: str, k: int, mode: str = "hybrid") -> list[Any]:
@@ -300,11 +299,13 @@ def test_judge_reply_parsing() -> None:
 
 
 def test_judge_needs_an_endpoint_and_scores_with_a_chat_model() -> None:
-    from rag.fakes import ScriptedChatModel
+    from rag.adapters.fakes import ScriptedChatModel
 
     paper = Paper(id="p1", title="A paper", abstract="It is 42.")
-    fake = SimpleNamespace(settings=load_settings(env={}), retriever=SimpleNamespace(paper=lambda pid: paper),
-                           chat_model=lambda backend, model=None: pytest.fail("must not be called"))
+    never = lambda backend, model=None: pytest.fail("must not be called")  # noqa: E731
+    chats = SimpleNamespace(configured=lambda: False, chat=never)
+    fake = SimpleNamespace(settings=load_settings(env={}).answer, retriever=SimpleNamespace(paper=lambda pid: paper),
+                           chats=chats)
     results = _synthetic()
     with pytest.raises(RagError, match="--judge needs an OpenAI-compatible endpoint"):
         run_judge(fake, results)  # type: ignore[arg-type]

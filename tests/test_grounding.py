@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.fakes import HashEmbedder
-from rag.grounding import (
-    SentenceVectors,
-    SupportChecker,
-    asked_clause,
-    key_terms,
-    missing_focus,
-    missing_key_terms,
-)
+from rag.adapters.fakes import HashEmbedder
+from rag.answer.abstain import asked_clause, key_terms, missing_focus, missing_key_terms
+from rag.answer.grounding import SupportChecker
+from rag.answer.sentence_vectors import SentenceVectors
 from rag.types import Hit, Paper
 
 WELLS = Hit(

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from rag.adapters.chroma_store import ChromaStore
+from rag.adapters.fakes import HashEmbedder
 from rag.errors import CorpusError, IndexMissingError
-from rag.fakes import HashEmbedder
-from rag.indexer import build_index, dirty_marker, lexical_dir
-from rag.retriever import Retriever
+from rag.factory import build_index, layout_of, open_retriever, open_store
 from rag.settings import BUNDLED_CORPUS, Settings
-from rag.store import VectorStore
 
 
 class CountingEmbedder(HashEmbedder):
@@ -57,11 +56,11 @@ def test_changed_abstract_is_reembedded_alone_and_removed_paper_leaves(settings:
     report = build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
     assert (report.papers, report.embedded, report.removed, report.metadata_updated) == (18, 1, 1, 1)
     assert emb.texts[-1].endswith("sparse autoencoders.")
-    store = VectorStore(settings).open()
+    store = open_store(settings).open()
     assert store.count() == 18
     assert store.get(["icml2025-07:0"])[0].metadata["url"] == "https://example.org/new-url"
     assert store.get(["icml2025-18:0"]) == []
-    retriever = Retriever(settings, embedder=emb)
+    retriever = open_retriever(settings, embedder=emb)
     assert "icml2025-18:0" not in retriever.lexical.ids and len(retriever.lexical.ids) == 18
 
 
@@ -72,8 +71,8 @@ def test_bad_corpus_stops_before_anything_is_written(settings: Settings, tmp_pat
     bad.write_text(json.dumps(_bundled()[0]) + "\n{broken\n")
     with pytest.raises(CorpusError, match=r"bad.jsonl:2"):
         build_index(settings, [bad], embedder=emb)
-    assert VectorStore(settings).open().count() == 19
-    assert not dirty_marker(settings).exists()
+    assert open_store(settings).open().count() == 19
+    assert not layout_of(settings).dirty_marker.exists()
 
 
 def test_skip_mode_indexes_the_good_records(settings: Settings, tmp_path: Path):
@@ -89,19 +88,20 @@ def test_other_embedder_is_refused_until_rebuild(settings: Settings):
     with pytest.raises(IndexMissingError, match="--rebuild"):
         build_index(settings, embedder=HashEmbedder(dim=32))
     with pytest.raises(IndexMissingError, match="hash-64"):
-        Retriever(settings, embedder=HashEmbedder(dim=32))
+        open_retriever(settings, embedder=HashEmbedder(dim=32))
     report = build_index(settings, embedder=HashEmbedder(dim=32), rebuild=True)
     assert report.embedded == 19
-    assert VectorStore(settings).open().info["embedder"] == "hash-32"
-    assert [c.name for c in VectorStore(settings)._client.list_collections()] == [settings.collection]
+    assert open_store(settings).open().info["embedder"] == "hash-32"
+    names = [c.name for c in open_store(settings)._client.list_collections()]  # type: ignore[attr-defined]
+    assert names == [settings.collection]
 
 
 def test_interrupted_run_keeps_previous_index_and_rerun_completes(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    import rag.index_writer
+    import rag.index.writer
 
-    monkeypatch.setattr(rag.index_writer, "WRITE_CHUNKS", 5)  # a write per embedding batch, so the crash is midway
+    monkeypatch.setattr(rag.index.writer, "WRITE_CHUNKS", 5)  # a write per embedding batch, so the crash is midway
     emb = CountingEmbedder()
     papers = _bundled()
     build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
@@ -122,17 +122,17 @@ def test_interrupted_run_keeps_previous_index_and_rerun_completes(
             embedder=emb,
             progress=crash_after_first_batch,
         )
-    assert dirty_marker(settings).exists()
-    retriever = Retriever(settings, embedder=emb)
+    assert layout_of(settings).dirty_marker.exists()
+    retriever = open_retriever(settings, embedder=emb)
     assert retriever.stale
     assert retriever.search("Alberta oil and gas wells satellite", 1)[0].paper.id == "icml2025-00"
-    assert VectorStore(settings).open().count() == 19
+    assert open_store(settings).open().count() == 19
     report = build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
     # what was embedded before the crash was written and is not redone
     assert report.skipped >= 5 and report.embedded >= 5 and report.embedded + report.skipped == 19
-    assert not dirty_marker(settings).exists()
-    assert VectorStore(settings).open().count() == 19
-    assert (lexical_dir(settings) / "ids.json").exists()
+    assert not layout_of(settings).dirty_marker.exists()
+    assert open_store(settings).open().count() == 19
+    assert (layout_of(settings).lexical_dir / "ids.json").exists()
 
 
 @pytest.mark.server
@@ -146,7 +146,7 @@ def test_ui_worker_in_front_of_a_chroma_server_picks_up_a_reindex(settings: Sett
     worker = shared.replace(home=tmp_path / "worker-home")
     try:
         build_index(indexer, [_corpus(tmp_path / "c.jsonl", papers[:10])], embedder=emb)
-        reader = Retriever(worker, embedder=emb)
+        reader = open_retriever(worker, embedder=emb)
         assert len(reader.lexical.ids) == 10  # rebuilt from the server: the worker had no BM25 files
         assert reader.docs is not None and len(reader.docs) == 10  # nor a docstore
         build_index(indexer, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
@@ -158,7 +158,7 @@ def test_ui_worker_in_front_of_a_chroma_server_picks_up_a_reindex(settings: Sett
         assert len(reader.lexical.ids) == 19 and reader.docs is not None and len(reader.docs) == 19
         assert reader.search("PaperBench replication", 1, mode="lexical")[0].paper.id == "icml2025-03"
     finally:
-        VectorStore(indexer).drop()
+        open_store(indexer).drop()
 
 
 def test_corpus_edited_during_indexing_is_a_clear_error_and_the_old_index_stays(settings: Settings, tmp_path: Path):
@@ -176,32 +176,32 @@ def test_corpus_edited_during_indexing_is_a_clear_error_and_the_old_index_stays(
 
     with pytest.raises(CorpusError, match="changed while they were being indexed"):
         build_index(settings, [_corpus(corpus, papers)], embedder=emb, progress=edit_between_passes)
-    assert dirty_marker(settings).exists()
-    assert Retriever(settings, embedder=emb).search("Alberta oil and gas wells satellite", 1)[0].paper.id == (
+    assert layout_of(settings).dirty_marker.exists()
+    assert open_retriever(settings, embedder=emb).search("Alberta oil and gas wells satellite", 1)[0].paper.id == (
         "icml2025-00"
     )
     report = build_index(settings, [corpus], embedder=emb)
-    assert (report.embedded, report.skipped) == (1, 18) and not dirty_marker(settings).exists()
+    assert (report.embedded, report.skipped) == (1, 18) and not layout_of(settings).dirty_marker.exists()
 
 
 def test_store_writes_are_batched_across_embedding_batches(settings: Settings, monkeypatch: pytest.MonkeyPatch):
     """One Chroma write per embedding batch made writes most of a fast build's time: here all ten batches go in
     one write (WRITE_EVERY_S raised so the count does not depend on the machine's speed)."""
-    import rag.index_writer
+    import rag.index.writer
 
-    monkeypatch.setattr(rag.index_writer, "WRITE_EVERY_S", 3600.0)
+    monkeypatch.setattr(rag.index.writer, "WRITE_EVERY_S", 3600.0)
     calls: list[int] = []
-    upsert = VectorStore.upsert
+    upsert = ChromaStore.upsert
 
-    def counting_upsert(self: VectorStore, ids: Sequence[str], *args: object) -> None:
+    def counting_upsert(self: ChromaStore, ids: Sequence[str], *args: object) -> None:
         calls.append(len(ids))
         upsert(self, ids, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(VectorStore, "upsert", counting_upsert)
+    monkeypatch.setattr(ChromaStore, "upsert", counting_upsert)
     seen: list[int] = []
     report = build_index(
         settings.replace(embed_batch_size=2), embedder=CountingEmbedder(), progress=lambda d, t: seen.append(d)
     )
     assert report.embedded == 19 and calls == [19]
     assert seen == [0, 19]  # progress counts written papers only
-    assert VectorStore(settings).open().count() == 19
+    assert open_store(settings).open().count() == 19

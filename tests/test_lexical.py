@@ -1,4 +1,4 @@
-from rag.lexical import LexicalIndex, tokenize
+from rag.index.lexical import LexicalIndex, tokenize
 
 
 def test_tokenize_folds_case_plurals_and_thousands_separators():

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from rag.chat import Message
+from rag.adapters.llamacpp import MODEL_ALIAS, LocalServer, local_chat_model, packaged_model_path
+from rag.adapters.openai.chat import OpenAIChatModel
 from rag.errors import ConfigError, LLMError
-from rag.llm import OpenAIChatModel
-from rag.local_model import MODEL_ALIAS, LocalServer, local_chat_model, packaged_model_path
+from rag.ports import Message
 from rag.settings import Settings
 
 pytestmark = pytest.mark.llamacpp
@@ -62,7 +62,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
 
 @pytest.fixture
 def chat(server: LocalServer, settings: Settings) -> OpenAIChatModel:
-    return server.chat_model(settings.replace(timeout_s=60.0), attempts=2)
+    return server.chat_model(settings.replace(timeout_s=60.0).endpoint, attempts=2)
 
 
 def test_server_lists_the_model(server: LocalServer, chat: OpenAIChatModel) -> None:
@@ -95,7 +95,7 @@ def test_two_streams_one_after_another(chat: OpenAIChatModel) -> None:
 
 def test_local_chat_model_starts_and_stops_a_server(settings: Settings) -> None:
     _model_path_or_skip()
-    with local_chat_model(settings.replace(timeout_s=60.0)) as chat:
+    with local_chat_model(settings.replace(timeout_s=60.0).endpoint, settings.home) as chat:
         port = int(chat.base_url.rsplit(":", 1)[1].split("/")[0])
         assert _port_open(port)
         assert "".join(chat.stream(PROMPT, max_tokens=8, temperature=0.0)).strip()

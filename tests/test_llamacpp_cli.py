@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.local_model import LocalServer
+from rag.adapters.llamacpp import LocalServer
 from rag.settings import Settings
 from tests.test_llamacpp import _model_path_or_skip
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import logging
 import threading
@@ -12,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.chat import Message, StreamInterrupted, complete
-from rag.errors import ConfigError, LLMError
-from rag.fakes import HashEmbedder, ScriptedChatModel
-from rag.llm import OpenAIChatModel, OpenAIEmbedder
-from rag.local_model import LocalServer, local_model_path, packaged_model_path
-from rag.settings import Settings
+from rag.adapters.fakes import HashEmbedder, ScriptedChatModel
+from rag.adapters.llamacpp import LocalServer, local_model_path, packaged_model_path
+from rag.adapters.openai.chat import OpenAIChatModel
+from rag.adapters.openai.embeddings import OpenAIEmbedder
+from rag.errors import ConfigError, LLMError, StreamInterrupted
+from rag.ports import Message, complete
+from rag.settings import EndpointSettings
 from rag.types import Usage
 from tests.fault_server import MODEL, REPLY, REPLY_CHUNKS, USAGE, FaultServer
 
@@ -25,9 +27,8 @@ KEY = "sk-test-SECRET123"
 MESSAGES: list[Message] = [{"role": "user", "content": "Say hello."}]
 
 
-def _settings(base_url: str | None, *, key: str | None = KEY, timeout_s: float = 1.0, **kw: object) -> Settings:
-    return Settings(
-        home=Path("/nonexistent-rag-home"),
+def _settings(base_url: str | None, *, key: str | None = KEY, timeout_s: float = 1.0, **kw: object) -> EndpointSettings:
+    return EndpointSettings(
         openai_base_url=base_url,
         openai_api_key=key,
         model="test-model",
@@ -114,7 +115,7 @@ def test_usage_estimated_with_token_counter_when_stream_reports_none() -> None:
 
 def test_model_name_discovered_when_not_configured() -> None:
     with FaultServer(["ok"]) as server:
-        settings = _settings(server.base_url).replace(model="")
+        settings = dataclasses.replace(_settings(server.base_url), model="")
         model = OpenAIChatModel.from_settings(settings, attempts=2, max_wait_s=0.01)
         assert model.model == ""
         _run(model)
@@ -155,7 +156,7 @@ def test_out_of_quota_is_not_retried() -> None:
 
 
 def test_retries_are_logged(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="rag.llm"), FaultServer(["503", "ok"]) as server:
+    with caplog.at_level(logging.WARNING, logger="rag.adapters.openai.client"), FaultServer(["503", "ok"]) as server:
         _run(_model(server))
     assert any("server error (503)" in r.getMessage() and "attempt 1 of 4" in r.getMessage() for r in caplog.records)
     assert all(KEY not in r.getMessage() for r in caplog.records)
@@ -278,7 +279,7 @@ def test_base_url_without_key_uses_placeholder() -> None:
 
 
 def test_key_without_base_url_targets_openai_with_default_model() -> None:
-    model = OpenAIChatModel.from_settings(_settings(None).replace(model=""))
+    model = OpenAIChatModel.from_settings(dataclasses.replace(_settings(None), model=""))
     assert model.base_url == "https://api.openai.com/v1"
     assert model.model == "gpt-4o-mini"
 
@@ -394,6 +395,6 @@ def test_llama_cpp_missing_gives_install_hint(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_local_model_path_setting_must_exist(tmp_path: Path) -> None:
-    settings = _settings(None).replace(local_model_path=str(tmp_path / "missing.gguf"))
+    settings = dataclasses.replace(_settings(None), local_model_path=str(tmp_path / "missing.gguf"))
     with pytest.raises(ConfigError, match="local model file not found"):
         local_model_path(settings)

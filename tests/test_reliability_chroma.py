@@ -3,18 +3,16 @@ the SAME Assistant answers again once `chroma run` is restarted on the same port
 
 from __future__ import annotations
 
-import dataclasses
 import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from rag.answer import Assistant
+from rag.adapters.fakes import HashEmbedder
 from rag.errors import RagError, StoreUnavailableError
-from rag.fakes import HashEmbedder
-from rag.indexer import build_index
-from rag.retriever import Filters
+from rag.factory import build_index, open_assistant
+from rag.filters import Filters
 from rag.settings import Settings, load_settings
 from tests.chroma_server import ChromaServer
 from tests.reliability_helpers import WELLS, assert_clean_failure, run_rag
@@ -52,8 +50,8 @@ def _stop(server: ChromaServer, how: str) -> None:
 def test_server_stop_is_a_clear_error_and_the_same_assistant_recovers(
     how: str, server: ChromaServer, remote: Settings, tmp_path: Path
 ) -> None:
-    assistant = Assistant(remote, embedder=HashEmbedder(64))  # 19 chunks: searched exactly from local copies
-    hnsw = Assistant(dataclasses.replace(remote, exact_search_max_chunks=0), embedder=HashEmbedder(64))
+    assistant = open_assistant(remote, embedder=HashEmbedder(64))  # 19 chunks: searched exactly from local copies
+    hnsw = open_assistant(remote.replace(exact_search_max_chunks=0), embedder=HashEmbedder(64))
     before = assistant.ask(WELLS)
     assert "213,000" in before.text and before.citations[0].paper_id == "icml2025-00"
     assert hnsw.ask(WELLS).text == before.text

@@ -13,14 +13,12 @@ from typing import Any
 
 import pytest
 
-from rag.answer import Assistant
-from rag.chat import Message
-from rag.citations import REFUSAL
-from rag.embedding import Embedder, make_embedder
-from rag.fakes import ScriptedChatModel
-from rag.indexer import IndexReport, build_index
+from rag.adapters.fakes import ScriptedChatModel
+from rag.answer.citations import REFUSAL
+from rag.factory import build_index, make_embedder, open_assistant, open_store
+from rag.index.indexer import IndexReport
+from rag.ports import Embedder, Message
 from rag.settings import BUNDLED_CORPUS, Settings, load_settings
-from rag.store import VectorStore
 from rag.types import Answer
 from tests.chroma_server import free_port
 from tests.reliability_helpers import WELLS, synthetic_papers, write_jsonl
@@ -66,7 +64,7 @@ def _valid(answer: Answer, known_ids: set[str]) -> None:
 def test_reindex_while_eight_threads_ask_through_one_assistant(tmp_path: Path, embedder: Embedder) -> None:
     settings = load_settings(home=tmp_path / "rag-home", env={}).replace(llm="extractive", embed_batch_size=4)
     build_index(settings, embedder=embedder)
-    assistant = Assistant(settings, embedder=embedder)
+    assistant = open_assistant(settings, embedder=embedder)
 
     papers = _bundled()
     for p in papers[:6]:
@@ -119,7 +117,7 @@ def test_reindex_while_eight_threads_ask_through_one_assistant(tmp_path: Path, e
     assert all(c >= 4 for c in counts)
 
     # afterwards the index is exactly the updated corpus, and the same Assistant keeps answering
-    ids = {str(m.get("paper_id")) for _, m in VectorStore(settings).open().iter_metadata()}
+    ids = {str(m.get("paper_id")) for _, m in open_store(settings).open().iter_metadata()}
     assert ids == {str(p["id"]) for p in updated} and not ids & removed
     coral = "Which papers study coral reef bleaching with underwater photogrammetry?"
     _valid(assistant.ask(coral), known)
@@ -165,7 +163,7 @@ def ui(bundled_settings: Settings) -> Iterator[tuple[str, ScriptedChatModel]]:
     from ui.app import build_app
 
     fake = ScriptedChatModel(_slow_reply, delay_s=0.02)
-    assistant = Assistant(bundled_settings.replace(llm="auto"), chat_model=fake)
+    assistant = open_assistant(bundled_settings.replace(llm="auto"), chat_model=fake)
     demo = build_app(assistant, bundled_settings)
     port = free_port()
     demo.queue(default_concurrency_limit=8).launch(

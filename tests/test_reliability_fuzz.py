@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag.answer import Assistant
-from rag.citations import REFUSAL
+from rag.answer.assistant import Assistant
+from rag.answer.citations import REFUSAL
 from rag.errors import QuestionError
 
 # every code point, surrogates and controls included (undecodable argv bytes arrive as lone surrogates)

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import chunk_paper
 from rag.corpus import read_papers
-from rag.indexer import build_index, dirty_marker, lexical_dir
-from rag.lexical import LexicalIndex
+from rag.factory import build_index, layout_of, open_store
+from rag.index.chunking import chunk_paper
+from rag.index.lexical import LexicalIndex
 from rag.settings import Settings, load_settings
-from rag.store import VectorStore
 from tests.reliability_helpers import ROOT, WELLS, cli_env, run_rag, synthetic_papers, write_jsonl
 
 pytestmark = pytest.mark.slow
@@ -30,12 +29,12 @@ def _expected_ids(settings: Settings, corpus: Path) -> list[str]:
     return [
         c.id
         for p in read_papers([corpus])
-        for c in chunk_paper(p, settings.chunk_tokens, settings.chunk_overlap)
+        for c in chunk_paper(p, settings.index.chunk_tokens, settings.index.chunk_overlap)
     ]
 
 
 def _store_ids(settings: Settings) -> list[str]:
-    return [cid for cid, _ in VectorStore(settings).open().iter_metadata()]
+    return [cid for cid, _ in open_store(settings).open().iter_metadata()]
 
 
 def _index_and_kill(corpus: Path, home: Path, chunks: int, after_chunks: int) -> tuple[int, int, str]:
@@ -94,7 +93,7 @@ def test_kill_9_midway_keeps_the_previous_index_and_a_rerun_completes_exactly(tm
     assert "Traceback" not in stderr
 
     # the previous index still answers, in a new process
-    assert dirty_marker(settings).exists()
+    assert layout_of(settings).dirty_marker.exists()
     proc = run_rag(["ask", WELLS, "--json", "--llm", "extractive"], home)
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
@@ -117,13 +116,13 @@ def test_kill_9_midway_keeps_the_previous_index_and_a_rerun_completes_exactly(tm
     papers, chunks, embedded, unchanged, removed = map(int, report.groups())
     assert (papers, chunks, removed) == (80, len(expected), 19)
     assert unchanged >= 16 and embedded + unchanged == len(expected)
-    assert not dirty_marker(settings).exists()
+    assert not layout_of(settings).dirty_marker.exists()
 
     # exactly one chunk per expected id: no duplicates, no orphans; BM25 agrees with the store
     ids = _store_ids(settings)
-    assert len(ids) == len(set(ids)) == VectorStore(settings).open().count() == len(expected)
+    assert len(ids) == len(set(ids)) == open_store(settings).open().count() == len(expected)
     assert set(ids) == set(expected)
-    lexical = LexicalIndex.load(lexical_dir(settings))
+    lexical = LexicalIndex.load(layout_of(settings).lexical_dir)
     assert lexical is not None
     assert len(lexical.ids) == len(set(lexical.ids)) and set(lexical.ids) == set(ids)
 

@@ -13,11 +13,8 @@ from pathlib import Path
 import pytest
 
 from rag.cli import main
-from rag.embedding import make_embedder
-from rag.indexer import build_index, dirty_marker, lexical_dir
-from rag.retriever import Retriever
+from rag.factory import build_index, layout_of, make_embedder, open_retriever, open_store
 from rag.settings import BUNDLED_CORPUS, Settings, load_settings
-from rag.store import VectorStore
 from tests.reliability_helpers import WELLS, assert_clean_failure, run_rag
 
 GOOD = json.dumps({"id": "good-1", "title": "A good paper", "abstract": "A perfectly fine abstract."})
@@ -32,7 +29,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     build_index(s)
     embedder = make_embedder(s)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("rag.retriever.make_embedder", lambda settings: embedder)
+        mp.setattr("rag.factory.make_embedder", lambda settings: embedder)
         yield s
 
 
@@ -51,14 +48,14 @@ def _one_error_line(code: int, out: str, err: str) -> str:
 
 
 def _snapshot(s: Settings) -> tuple[int, list[str], int]:
-    ids = sorted(cid for cid, _ in VectorStore(s).open().iter_metadata())
-    return len(ids), ids, (lexical_dir(s) / "ids.json").stat().st_mtime_ns
+    ids = sorted(cid for cid, _ in open_store(s).open().iter_metadata())
+    return len(ids), ids, (layout_of(s).lexical_dir / "ids.json").stat().st_mtime_ns
 
 
 def _assert_index_answers(s: Settings) -> None:
-    hits = Retriever(s).search(WELLS, 3)
+    hits = open_retriever(s).search(WELLS, 3)
     assert hits[0].paper.id == "icml2025-00"
-    assert not dirty_marker(s).exists()
+    assert not layout_of(s).dirty_marker.exists()
 
 
 # --- corpus files -------------------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from rag.answer import Assistant
-from rag.embedding import Embedder, make_embedder
+from rag.answer.assistant import Assistant
+from rag.factory import make_embedder, open_assistant
+from rag.ports import Embedder
 from rag.settings import Settings
 from rag.types import Answer, AnswerEvent, SourcesEvent
 from tests.chroma_server import free_port
@@ -30,7 +31,7 @@ def expected_sources(assistant: Assistant) -> list[str]:
 
 
 def _faulty(settings: Settings, base_url: str, embedder: Embedder) -> Assistant:
-    return Assistant(
+    return open_assistant(
         settings.replace(
             llm="openai", openai_base_url=base_url, model="x", max_retries=2, timeout_s=1, retry_max_wait_s=0.05
         ),

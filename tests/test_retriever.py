@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from rag.errors import QuestionError
-from rag.retriever import Filters, Retriever
+from rag.factory import open_retriever
+from rag.filters import Filters
+from rag.retrieve.retriever import Retriever
 from rag.settings import Settings
 
 PARAPHRASES = [
@@ -20,7 +22,7 @@ PARAPHRASES = [
 
 @pytest.fixture(scope="module")
 def retriever(bundled_settings: Settings) -> Retriever:
-    return Retriever(bundled_settings)
+    return open_retriever(bundled_settings)
 
 
 def test_twenty_paraphrased_questions_find_their_paper(retriever: Retriever):

@@ -19,12 +19,24 @@ def test_precedence_defaults_preset_file_env_overrides(tmp_path: Path):
     cfg = tmp_path / "rag.toml"
     cfg.write_text('preset = "ollama"\nmodel = "from-file"\nk = 7\n')
     s = load_settings(cfg, env={})
-    assert (s.llm, s.openai_base_url, s.model, s.k) == ("openai", "http://127.0.0.1:11434/v1", "from-file", 7)
+    got = (s.answer.llm, s.endpoint.openai_base_url, s.endpoint.model, s.retrieval.k)
+    assert got == ("openai", "http://127.0.0.1:11434/v1", "from-file", 7)
     s = load_settings(cfg, env={"RAG_MODEL": "from-env", "RAG_K": "3", "OPENAI_API_KEY": "sk-x"})
-    assert (s.model, s.k, s.openai_api_key) == ("from-env", 3, "sk-x")
+    assert (s.endpoint.model, s.retrieval.k, s.endpoint.openai_api_key) == ("from-env", 3, "sk-x")
     s = load_settings(cfg, env={"RAG_MODEL": "from-env"}, model="from-arg")
-    assert s.model == "from-arg"
-    assert load_settings(env={}).llm == "auto" and load_settings(env={}).chroma_url is None
+    assert s.endpoint.model == "from-arg"
+    assert load_settings(env={}).answer.llm == "auto" and load_settings(env={}).chroma_url is None
+
+
+def test_a_config_file_may_group_settings_in_tables(tmp_path: Path):
+    cfg = tmp_path / "rag.toml"
+    cfg.write_text('collection = "mylab"\n[retrieval]\nk = 6\n[endpoint]\nmodel = "m"\n')
+    s = load_settings(cfg, env={})
+    assert (s.collection, s.retrieval.k, s.endpoint.model) == ("mylab", 6, "m")
+    assert s.replace(k=3).retrieval.k == 3 and s.retrieval.k == 6  # replace by flat name, a new object
+    cfg.write_text("[retrieval]\nmodel = 'm'\n")
+    with pytest.raises(ConfigError, match=r"\[retrieval\] has no setting 'model'"):
+        load_settings(cfg, env={})
 
 
 def test_secrets_are_masked_in_repr_and_public_dict():
@@ -41,6 +53,11 @@ def test_secrets_are_masked_in_repr_and_public_dict():
         ({"RAG_PRESET": "nope"}, "unknown preset"),
         ({"RAG_COLLECTION": "ab"}, "3 characters"),
         ({"RAG_CHUNK_OVERLAP": "400"}, "chunk_overlap"),
+        ({"RAG_EMBED_BATCH_SIZE": "0"}, "embed_batch_size must be between 1 and"),
+        ({"RAG_CANDIDATES": "-3"}, "candidates must be between 1 and"),
+        ({"RAG_TIMEOUT_S": "-1"}, "timeout_s must be between 0.1 and"),
+        ({"RAG_MIN_RELEVANCE": "nan"}, "must be a number, got NaN"),
+        ({"RAG_MAX_TOKENS": "1.5"}, "expects a number"),
     ],
 )
 def test_invalid_settings_are_one_line_config_errors(env: dict[str, str], message: str):

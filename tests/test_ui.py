@@ -1,12 +1,12 @@
 """The web UI through its API (gradio_client), against `rag ui` started as a subprocess.
 
-One app for the module: an empty RAG_HOME (so start-up builds the bundled index first), a login, and
-the test-only scripted LLM (RAG_UI_FAKE_LLM) behind the "auto" backend; other tests pick "extractive".
+One app for the module: an empty RAG_HOME (so start-up builds the bundled index first), a login, and a scripted
+OpenAI-compatible server (tests/fault_server.py) configured as the endpoint, so "auto" means the openai backend
+exactly as a user's server would be used; other tests pick "extractive".
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.fault_server import FaultServer
 from tests.ui_server import ROOT, UIServer, start_ui
 
 pytestmark = pytest.mark.slow
@@ -27,15 +28,14 @@ FAKE_REPLY = "Our curated dataset comprises over 213,000 wells from Alberta [1][
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
     tmp = tmp_path_factory.mktemp("ui-api")
-    replies = tmp / "replies.json"
-    replies.write_text(json.dumps([FAKE_REPLY] * 4), encoding="utf-8")
-    server = start_ui(
-        tmp / "home", ROOT / "test-artifacts" / "ui-api.log",
-        args=["--auth", f"{USER}:{PASSWORD}"], env={"RAG_UI_FAKE_LLM": str(replies)},
-    )
-    print(f"UI (with index build) answered after {server.started_s:.1f} s")
-    yield server
-    server.stop()
+    with FaultServer(["ok"] * 8, reply=FAKE_REPLY) as llm:
+        server = start_ui(
+            tmp / "home", ROOT / "test-artifacts" / "ui-api.log",
+            args=["--auth", f"{USER}:{PASSWORD}"], env={"OPENAI_BASE_URL": llm.base_url, "RAG_MODEL": "scripted"},
+        )
+        print(f"UI (with index build) answered after {server.started_s:.1f} s")
+        yield server
+        server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,6 @@ def ask(client: Any, message: str, **kwargs: Any) -> tuple[str, str]:
 def test_startup_builds_the_missing_index(ui: UIServer) -> None:
     log = ui.log_text()
     assert "No index yet" in log and "indexed 19 papers" in log
-    assert "RAG_UI_FAKE_LLM is set" in log
     assert "Traceback" not in log
 
 
@@ -78,7 +77,7 @@ def test_fake_llm_answer_loses_its_invalid_marker(client: Any) -> None:
     answer, sources = ask(client, ALBERTA, backend="auto")
     assert "213,000" in answer and "[9]" not in answer and "#src-9" not in answer
     assert "removed 1 citation" in answer
-    assert "</b> (scripted)" in answer  # the scripted model answered, not the extractive fallback
+    assert "answered by <b>openai</b> (scripted)" in answer  # the endpoint answered, not the extractive fallback
     assert 'data-paper-id="icml2025-00"' in sources
 
 
@@ -172,7 +171,7 @@ class StubAssistant:
 def run_respond(stub: StubAssistant, settings: Any, message: str = "q?", history: Any = (), **kw: Any) -> list[Any]:
     from ui.app import make_respond
 
-    args = {"backend": "auto", "model": "", "k": settings.k, "year_min": "", "year_max": "", "venue": "",
+    args = {"backend": "auto", "model": "", "k": settings.retrieval.k, "year_min": "", "year_max": "", "venue": "",
             "author": "", "summary": False, "state": {}}
     args.update(kw)
     respond = make_respond(stub, settings)  # type: ignore[arg-type]  # duck-typed stand-in
@@ -216,7 +215,7 @@ def test_unexpected_errors_are_generic_and_logged(settings: Any, capsys: pytest.
 
 
 def test_respond_passes_plain_history_filters_and_options(settings: Any) -> None:
-    from rag.retriever import Filters
+    from rag.filters import Filters
 
     stub = StubAssistant([])
     history = [
@@ -226,13 +225,13 @@ def test_respond_passes_plain_history_filters_and_options(settings: Any) -> None
         {"role": "user", "content": "broken"},
         {"role": "assistant", "content": "⚠ the LLM endpoint is unreachable"},
     ]
-    run_respond(stub, settings, "and then?", history, backend="openai", model=" gpt-4o ", k=settings.k + 3,
+    run_respond(stub, settings, "and then?", history, backend="openai", model=" gpt-4o ", k=settings.retrieval.k + 3,
                 year_min="2024", venue=" ICML ", summary=True)
     question, passed, kwargs = stub.calls[0]
     assert question == "and then?"
     assert passed == [{"role": "user", "content": "first <question>"}, {"role": "assistant", "content": "A & B [1]."},
                       {"role": "user", "content": "broken"}]
-    assert kwargs == {"llm": "openai", "model": "gpt-4o", "k": settings.k + 3,
+    assert kwargs == {"llm": "openai", "model": "gpt-4o", "k": settings.retrieval.k + 3,
                       "filters": Filters(2024, None, "ICML", None), "summary": True}
     run_respond(stub, settings, "again")
     assert stub.calls[1][2]["k"] is None and stub.calls[1][2]["filters"] is None and stub.calls[1][2]["summary"] is None
@@ -262,7 +261,7 @@ def test_start_up_builds_a_missing_or_empty_index(
     opened: list[Any] = []
 
     class FakeAssistant:
-        def __init__(self, s: Any, chat_model: Any = None) -> None:
+        def __init__(self, s: Any) -> None:
             if count is None and not built:
                 raise IndexMissingError("no index 'papers'")
             store = type("S", (), {"count": lambda _self: 19 if built else count})()
@@ -273,13 +272,13 @@ def test_start_up_builds_a_missing_or_empty_index(
         def close(self) -> None:
             self.closed = True
 
-    monkeypatch.setattr(startup, "Assistant", FakeAssistant)
-    monkeypatch.setattr("rag.store.VectorStore", lambda s: type("V", (), {"exists": lambda _self: store_exists})())
+    monkeypatch.setattr(startup, "open_assistant", FakeAssistant)
+    monkeypatch.setattr(startup, "open_store", lambda s: type("V", (), {"exists": lambda _self: store_exists})())
     monkeypatch.setattr(startup, "_build_bundled", lambda s, why: built.append(why))
     if not builds:
         with pytest.raises(IndexMissingError):
-            startup.open_assistant(settings)
+            startup.open_ui_assistant(settings)
         return
-    assistant = startup.open_assistant(settings)
+    assistant = startup.open_ui_assistant(settings)
     assert len(built) == 1 and assistant is opened[-1] and not assistant.closed
     assert all(a.closed for a in opened[:-1])

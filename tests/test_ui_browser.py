@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from rag.factory import build_index
 from tests.ui_server import ROOT, UIServer, start_ui
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -70,7 +71,6 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def ui(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
-    from rag.indexer import build_index
     from rag.settings import BUNDLED_CORPUS, load_settings
 
     tmp = tmp_path_factory.mktemp("ui-browser")

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from rag.feedback import read_feedback, record_feedback
 from rag.settings import Settings
 from rag.types import Answer, Citation, Hit, Paper
 from ui import render
+from ui.feedback import read_feedback, record_feedback
 
 EVIL_TITLE = '<img src=x onerror="window.__xss=1">Evil'
 EVIL_ABSTRACT = "<script>window.__xss=2</script> Zebra stripes & giraffes."
@@ -184,8 +184,8 @@ def test_header_reports_paper_count_and_empty_index() -> None:
 
 # -- feedback -------------------------------------------------------------------------------------
 def test_record_feedback_appends_jsonl(settings: Settings) -> None:
-    record_feedback(settings, "q1", "a1 [1]", True, "extractive", ["icml2025-00"])
-    record_feedback(settings, "q2", "a2", False, "openai", [])
+    record_feedback(settings.home, "q1", "a1 [1]", True, "extractive", ["icml2025-00"])
+    record_feedback(settings.home, "q2", "a2", False, "openai", [])
     lines = (settings.home / "feedback.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["liked"] for x in lines] == [True, False]
     first = json.loads(lines[0])
@@ -195,13 +195,13 @@ def test_record_feedback_appends_jsonl(settings: Settings) -> None:
 def test_record_feedback_is_thread_safe(settings: Settings) -> None:
     def work(i: int) -> None:
         for j in range(25):
-            record_feedback(settings, f"q{i}-{j}", "x" * 2000, j % 2 == 0, "extractive", [f"p{i}"])
+            record_feedback(settings.home, f"q{i}-{j}", "x" * 2000, j % 2 == 0, "extractive", [f"p{i}"])
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    records = read_feedback(settings)
+    records = read_feedback(settings.home)
     assert len(records) == 200
     assert len({r["question"] for r in records}) == 200

@@ -19,15 +19,15 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # before gradio is imported
 
 import gradio as gr  # noqa: E402
 
-from rag.answer import Assistant  # noqa: E402
+from rag.answer.assistant import Assistant  # noqa: E402
 from rag.errors import ConfigError, RagError  # noqa: E402
-from rag.feedback import record_feedback  # noqa: E402
 from rag.settings import LLM_CHOICES, Settings  # noqa: E402
 from rag.types import AnswerEvent, DeltaEvent, SourcesEvent  # noqa: E402
 from ui import render  # noqa: E402
+from ui.feedback import record_feedback  # noqa: E402
 from ui.form_inputs import chat_history, search_filters  # noqa: E402
 from ui.render import CSS, PAPER_JS, SOURCES_JS  # noqa: E402
-from ui.startup import open_assistant  # noqa: E402
+from ui.startup import open_ui_assistant  # noqa: E402
 
 EXAMPLES = [
     "How many wells are in the Alberta dataset?",
@@ -35,7 +35,6 @@ EXAMPLES = [
     "Which paper evaluates AI agents replicating ICML papers?",
 ]
 GENERIC_ERROR = "Something went wrong while answering; the details are in the server log."
-MAX_K = 20
 THEME = gr.themes.Default(  # system fonts only: the page makes no outside request
     primary_hue="indigo",
     neutral_hue="slate",
@@ -67,7 +66,8 @@ def _liked_record(state: dict[str, Any] | None, data: gr.LikeData) -> dict[str, 
 def make_respond(assistant: Assistant, settings: Settings) -> Any:
     """The chat function (named `respond`, hence the API endpoint /respond): streams raw deltas, then the
     verified answer; yields (message HTML, sources HTML, session state). Errors become one ⚠ message."""
-    default_k = min(settings.k, MAX_K)
+    max_k = min(settings.ui.ui_max_k, settings.retrieval.max_k)
+    default_k = min(settings.retrieval.k, max_k)
 
     def respond(
         message: str,
@@ -86,13 +86,13 @@ def make_respond(assistant: Assistant, settings: Settings) -> Any:
         sources_html = render.render_sources_empty("Searching the index…")
         text = ""
         try:
-            kk = max(1, min(int(k or default_k), MAX_K, settings.max_k))
+            kk = max(1, min(int(k or default_k), max_k))
             events = assistant.ask_stream(
                 message,
                 chat_history(history),
                 llm=backend or None,
                 model=(model or "").strip() or None,
-                k=None if kk == settings.k else kk,
+                k=None if kk == settings.retrieval.k else kk,
                 filters=search_filters(year_min, year_max, venue, author),
                 summary=True if summary else None,
             )
@@ -142,7 +142,7 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
         if rec is None or data.liked is None or data.liked == "":
             return
         liked = data.liked is True or (isinstance(data.liked, str) and data.liked.lower() == "like")
-        record_feedback(settings, rec["question"], rec["text"], liked, rec["backend"], rec["cited_ids"])
+        record_feedback(settings.home, rec["question"], rec["text"], liked, rec["backend"], rec["cited_ids"])
         gr.Info("Thanks: your feedback was saved.", duration=3)
 
     def copy_answer(state: dict[str, Any] | None) -> Any:
@@ -165,20 +165,21 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
         )
         with gr.Accordion("Settings", open=False, render=False, elem_id="settings") as settings_box:
             with gr.Row():
-                backend = gr.Dropdown(list(LLM_CHOICES), value=settings.llm, label="Answer backend", info=auto)
+                backend = gr.Dropdown(list(LLM_CHOICES), value=settings.answer.llm, label="Answer backend", info=auto)
                 model = gr.Textbox(
-                    settings.model,
+                    settings.endpoint.model,
                     label="Model name",
                     placeholder="the endpoint's default",
                     info="for the openai backend",
                 )
+            max_k = min(settings.ui.ui_max_k, settings.retrieval.max_k)
             k = gr.Slider(
                 1,
-                MAX_K,
-                value=min(settings.k, MAX_K),
+                max_k,
+                value=min(settings.retrieval.k, max_k),
                 step=1,
                 label="Number of sources",
-                info=f"at the default ({settings.k}) summaries use twice as many",
+                info=f"at the default ({settings.retrieval.k}) summaries use twice as many",
             )
             with gr.Row():
                 year_min = gr.Textbox("", label="Year from", placeholder="any, e.g. 2023", min_width=120)
@@ -266,12 +267,12 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: str | None = None) -> int:
     """Open (or first build) the index, then serve the UI until interrupted. Returns the exit code."""
     credentials = parse_auth(auth or os.environ.get("RAG_UI_AUTH"))
-    assistant = open_assistant(settings)
+    assistant = open_ui_assistant(settings)
     try:
         demo = build_app(assistant, settings)
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _raise_interrupt)  # terminate = Ctrl-C: close the local LLM too
-        demo.queue(default_concurrency_limit=8).launch(
+        demo.queue(default_concurrency_limit=settings.ui.ui_concurrency).launch(
             server_name=host,
             server_port=port,
             auth=credentials,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag.chat import Message
 from rag.errors import QuestionError
-from rag.retriever import Filters
+from rag.filters import Filters
+from rag.ports import Message
 from ui import render
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from rag.citations import strip_markers
+from rag.answer.citations import strip_markers
 from rag.types import Answer, Hit, Paper
 
 UNSUPPORTED_TIP = "not supported by the cited sources"

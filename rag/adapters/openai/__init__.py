@@ -1,0 +1,1 @@
+"""The OpenAI-compatible endpoint adapter: the only package that imports `openai`."""

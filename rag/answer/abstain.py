@@ -1,0 +1,133 @@
+"""Does the question ask for something no retrieved source has? Decided before any model writes a word.
+
+Specific names and numbers (key terms), the thing a wh-phrase asks for ("which *university*") and units
+("in *dollars*") are looked up in the retrieved sources; only what the question actually asks (its last
+interrogative clause) counts, so planted instructions and premises before it do not cause refusals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.answer.grounding import source_text
+from rag.answer.metadata import metadata_intent
+from rag.index.lexical import STOPWORDS, tokenize
+from rag.types import Hit
+
+_KEY_TERM = re.compile(r"\"([^\"]{3,60})\"|\b([A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Za-z]+-?\d[\w.-]*|\d[\d,.]*%?)")
+
+
+def key_terms(question: str) -> list[str]:
+    """Specific names and numbers in a question: acronyms, mixed-case names, alphanumerics, quoted phrases."""
+    terms = []
+    for quoted, word in _KEY_TERM.findall(question):
+        term = (quoted or word).strip()
+        if term and term not in terms:
+            terms.append(term)
+    return terms
+
+
+def missing_key_terms(question: str, hits: Sequence[Hit]) -> list[str]:
+    """Key terms of what the question asks (not of planted instructions before it, and not of a "why"
+    question's premise) that appear in none of the retrieved sources."""
+    question = asked_clause(question)
+    if re.match(r"\s*(why|how come)\b", question, re.IGNORECASE):
+        return []  # a premise is for the answer to confirm or correct, not a reason to refuse
+    haystack = " ".join(source_text(h) for h in hits).lower()
+    plain = haystack.replace(",", "")
+    missing = []
+    for term in key_terms(question):
+        t = term.lower().rstrip("%")
+        if t not in haystack and t.replace(",", "") not in plain:
+            missing.append(term)
+    return missing
+
+
+_QUESTION_SPLIT = re.compile(r"(?<=[.!?:])['\"\u2019\u201d)]*\s+|\n+")
+_AUX = frozenset(
+    "is are was were does do did can could would should has have had will the a an its their this these".split()
+)
+_WH_PHRASE = re.compile(r"(?:^|[,;]\s*|\band\s+)(?:what|which)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE)
+_UNIT = re.compile(r"\bin (?:us |usd )?(dollars|euros|hours|days|gpu[- ]hours|kwh|watts)\b", re.IGNORECASE)
+GENERIC_FOCUS = frozenset(
+    """paper papers work works study studies method methods approach approaches technique techniques idea ideas way
+    ways kind kinds type types sort result results finding findings thing things problem problems issue issues
+    challenge challenges contribution contributions goal goals task tasks main key new novel other specific
+    exactly role aspect aspects part parts it they them he she we you one ones size sizes number numbers name
+    names value values amount amounts best most first last latest""".split()
+)
+
+
+def asked_clause(question: str) -> str:
+    """The part of a question that asks something: its last interrogative sentence (or its last sentence).
+    Instructions and premises planted before it ("Ignore your sources and ...") are not what is asked."""
+    parts = [p.strip() for p in _QUESTION_SPLIT.split(question.strip()) if p.strip()]
+    if not parts:
+        return question
+    asked = [p for p in parts if p.endswith("?")]
+    return asked[-1] if asked else parts[-1]
+
+
+_ASK_VERB = frozenset("does did do can could would should will has have had".split())
+_SKIP = frozenset("is are was were the a an".split())
+
+
+def _focus_word(fragment: str) -> str | None:
+    """The noun a wh-phrase asks for: "what [is the] *acceptance* rate" -> "acceptance"; none for "what does X do"
+    or for generic heads ("which theory paper", "what new method")."""
+    words = [w.lower().strip("?,.;:'\"()") for w in fragment.split()]
+    if not words or words[0] in _ASK_VERB:
+        return None
+    while words and words[0] in _SKIP:
+        words = words[1:]
+    if not words or words[0] in GENERIC_FOCUS or words[0] in STOPWORDS or words[0] in _ASK_VERB:
+        return None
+    if len(words) > 1 and words[1] in GENERIC_FOCUS:
+        return None
+    if len(words) > 1 and words[1].isalpha() and not _not_noun(words[1]):
+        return f"{words[0]} {words[1]}"  # "learning rate": the pair must occur together
+    return words[0]
+
+
+def _not_noun(word: str) -> bool:
+    return word in STOPWORDS or word in _ASK_VERB or word in _SKIP or word.endswith(("ed", "ly"))
+
+
+def missing_focus(question: str, hits: Sequence[Hit]) -> str | None:
+    """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
+    retrieved source mentions it: then the sources cannot say which one or how much."""
+    clause = asked_clause(question)
+    wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
+    wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
+    tokens = tokenize(" ".join(source_text(h) for h in hits))
+    present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+    for phrase in wanted:
+        stems = " ".join(tokenize(phrase))
+        if stems and stems not in present:
+            return phrase
+    return None
+
+
+def top_relevance(hits: Sequence[Hit]) -> float:
+    """The best cosine similarity among the hits: the "anything relevant?" signal."""
+    return max((h.dense_score for h in hits if h.dense_score is not None), default=0.0)
+
+
+def abstain_reason(question: str, hits: Sequence[Hit], mode: str, min_relevance: float) -> str | None:
+    """Why the sources cannot answer, decided before any model writes a word (None: go ahead)."""
+    if not hits:
+        return "no indexed paper matches the question"
+    missing = missing_key_terms(question, hits)
+    if missing and mode == "answer":
+        return f"no retrieved paper mentions {', '.join(repr(t) for t in missing)}"
+    best = top_relevance(hits)
+    named = bool(key_terms(question)) and not missing  # e.g. "PaperBench": a name that was found
+    if best < min_relevance and not named:
+        return f"nothing relevant was found (best similarity {best:.2f} < {min_relevance:.2f})"
+    if mode == "summary":
+        return None
+    focus = None if metadata_intent(question) else missing_focus(question, hits)
+    if focus:
+        return f"no retrieved paper mentions any {focus!r}"
+    return None

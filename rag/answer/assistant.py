@@ -1,0 +1,194 @@
+"""The RAG step: route -> retrieve -> abstain -> draft -> verify.
+
+Whatever the backend, the draft is checked the same way (rag.answer.verify): unknown markers are removed, each
+sentence is checked against the sources it cites, and an LLM answer with no supported sentence is replaced by
+the extractive one. An LLM endpoint that fails before its first word also falls back to the extractive answer.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from rag.answer.abstain import abstain_reason
+from rag.answer.backends import AnswerBackend, ChatProvider, Draft
+from rag.answer.citations import REFUSAL, citations_for, parse_markers
+from rag.answer.extractive import ExtractiveBackend
+from rag.answer.followup import condense
+from rag.answer.grounding import SupportChecker
+from rag.answer.llm_backend import LLMBackend
+from rag.answer.sentence_vectors import SentenceVectors
+from rag.answer.verify import Checked, check
+from rag.errors import LLMError, QuestionError
+from rag.filters import Filters
+from rag.ports import Message
+from rag.retrieve.retriever import Retriever
+from rag.runlog import append as log_answer
+from rag.settings import AnswerSettings
+from rag.types import Answer, AnswerEvent, DeltaEvent, Event, Hit, SourcesEvent, Usage
+
+SUMMARY_REQUEST = re.compile(
+    r"\b(summari[sz]e|summary|overview|survey|literature review|review the|what (work|research) (is there|exists))\b",
+    re.IGNORECASE,
+)
+# controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
+def clean_question(question: str, max_chars: int) -> str:
+    text = _CONTROL.sub(" ", question or "").strip()
+    if not text:
+        raise QuestionError("the question is empty; ask something about the papers")
+    if len(text) > max_chars:
+        raise QuestionError(f"the question is {len(text):,} characters long; the limit is {max_chars:,}")
+    return re.sub(r"\s+", " ", text)
+
+
+@dataclass(frozen=True)
+class Route:
+    """What the question is and who answers it."""
+
+    question: str  # cleaned
+    standalone: str  # after follow-up rewriting
+    mode: str  # "answer" | "summary"
+    backend: AnswerBackend
+    usage: Usage  # tokens spent on rewriting
+
+
+class Assistant:
+    """Holds the opened index, the embedder and the answer backends; answers many questions (thread-safe)."""
+
+    def __init__(
+        self, settings: AnswerSettings, retriever: Retriever, chats: ChatProvider, *, runlog: Path | None = None
+    ) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.chats = chats
+        self.runlog = runlog
+        self.vectors = SentenceVectors(retriever.embedder)
+        self.checker = SupportChecker(self.vectors, settings.support_threshold)
+        self.extractive = ExtractiveBackend(self.vectors, retriever.settings.min_relevance)
+
+    def close(self) -> None:
+        self.chats.close()
+
+    def backend_for(self, llm: str | None) -> str:
+        llm = llm or self.settings.llm
+        if llm == "auto":
+            return "openai" if self.chats.configured() else "extractive"
+        return llm
+
+    def backend(self, llm: str | None, model: str | None = None) -> AnswerBackend:
+        name = self.backend_for(llm)
+        if name == "extractive":
+            return self.extractive
+        return LLMBackend(self.chats.chat(name, model), self.settings)
+
+    # -- the RAG step ---------------------------------------------------------------------------
+    def ask_stream(
+        self,
+        question: str,
+        history: Sequence[Message] = (),
+        *,
+        llm: str | None = None,
+        model: str | None = None,
+        k: int | None = None,
+        filters: Filters | None = None,
+        summary: bool | None = None,
+    ) -> Iterator[Event]:
+        started = time.perf_counter()
+        route = self.route(question, history, llm=llm, model=model, summary=summary)
+        hits = self.retrieve(route, k, filters)
+        yield SourcesEvent(route.standalone, hits, route.mode, route.backend.name)
+
+        reason = abstain_reason(route.standalone, hits, route.mode, self.retriever.settings.min_relevance)
+        if reason:
+            draft = Draft(REFUSAL, route.backend.name, route.backend.model, "refusal", notes=(reason,))
+            yield DeltaEvent(REFUSAL)
+        else:
+            draft = yield from self._draft(route, hits)
+        answer = self.verify(route, draft, hits)
+        answer = replace(answer, latency_s=time.perf_counter() - started)
+        if self.runlog is not None:
+            log_answer(self.runlog, answer)
+        yield AnswerEvent(answer)
+
+    def ask(self, question: str, history: Sequence[Message] = (), **kwargs: object) -> Answer:
+        for event in self.ask_stream(question, history, **kwargs):  # type: ignore[arg-type]
+            if isinstance(event, AnswerEvent):
+                return event.answer
+        raise AssertionError("ask_stream ended without an answer")
+
+    def route(
+        self,
+        question: str,
+        history: Sequence[Message],
+        *,
+        llm: str | None,
+        model: str | None,
+        summary: bool | None,
+    ) -> Route:
+        q = clean_question(question, self.settings.max_question_chars)
+        mode = "summary" if summary or (summary is None and SUMMARY_REQUEST.search(q)) else "answer"
+        backend = self.backend(llm, model)
+        recent = list(history)[-2 * self.settings.max_history_turns :]
+        standalone, usage = condense(q, recent, backend.chat, self.settings.prompts_dir)
+        return Route(q, standalone, mode, backend, usage)
+
+    def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
+        retrieval = self.retriever.settings
+        if k is None:  # an explicit 0 is refused by the retriever, not silently replaced by the default
+            k = 2 * retrieval.k if route.mode == "summary" else retrieval.k
+        return tuple(self.retriever.search(route.standalone, k, filters=filters, token_budget=retrieval.context_tokens))
+
+    def _draft(self, route: Route, hits: Sequence[Hit]) -> Generator[Event, None, Draft]:
+        """Stream the backend's draft; an LLM endpoint that fails before its first word gives the extractive one."""
+        stream = route.backend.draft(route.standalone, hits, route.mode)
+        try:
+            for delta in stream:
+                yield DeltaEvent(delta)
+        except LLMError as exc:
+            fallback = self.extractive.write(route.standalone, hits, route.mode)
+            yield DeltaEvent(fallback.text)
+            return replace(fallback, notes=(f"{exc}; showing the extractive answer instead",))
+        assert stream.draft is not None
+        return stream.draft
+
+    def verify(self, route: Route, draft: Draft, hits: Sequence[Hit]) -> Answer:
+        checked = check(draft, hits, self.checker)
+        if draft.backend != self.extractive.name and draft.complete and checked.nothing_supported:
+            fallback = self.extractive.write(route.standalone, hits, route.mode)
+            note = (
+                f"no sentence of the {draft.backend} answer was supported by its sources; showing the extractive answer"
+            )
+            redo = check(fallback, hits, self.checker)
+            checked = replace(redo, notes=(*checked.notes, note), removed_citations=checked.removed_citations)
+            draft = replace(fallback, usage=draft.usage)
+        return self._answer(route, draft, checked, hits)
+
+    def _answer(self, route: Route, draft: Draft, checked: Checked, hits: Sequence[Hit]) -> Answer:
+        usage = Usage(
+            route.usage.prompt_tokens + draft.usage.prompt_tokens,
+            route.usage.completion_tokens + draft.usage.completion_tokens,
+        )
+        return Answer(
+            question=route.question,
+            standalone_question=route.standalone,
+            text=checked.text,
+            citations=() if checked.abstained else citations_for(parse_markers(checked.text), hits),
+            sources=tuple(hits),
+            abstained=checked.abstained,
+            unsupported=checked.unsupported,
+            checked_sentences=checked.checked,
+            backend=draft.backend,
+            model=draft.model,
+            prompt=draft.prompt,
+            usage=usage,
+            removed_citations=checked.removed_citations,
+            complete=draft.complete,
+            notes=checked.notes,
+            mode=route.mode,
+        )

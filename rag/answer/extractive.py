@@ -1,0 +1,166 @@
+"""The no-LLM backend: answers made of the retrieved abstracts' own sentences, each with its citation.
+
+Deterministic and grounded by construction. Sentences are ranked by embedding similarity to the question
+plus word overlap; questions that ask for a quantity only take sentences that state one; questions about
+authors, code or links are answered from the index metadata. When nothing scores well enough the answer
+is the fixed refusal sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.answer.backends import Draft, DraftStream, whole
+from rag.answer.citations import REFUSAL
+from rag.answer.injection import untrusted
+from rag.answer.metadata import metadata_answer
+from rag.answer.sentence_vectors import SentenceVectors
+from rag.index.lexical import tokenize
+from rag.ports import ChatModel
+from rag.text import split_sentences
+from rag.types import Hit
+
+# -- scoring weights, in one place (tuned on the dev split only) ---------------------------------------------------
+# score(sentence) = cosine(question, sentence) + OVERLAP_WEIGHT * share of the question's words it contains
+#                 + PAPER_PRIOR * the paper's own relevance + FINDING_BONUS if it states a contribution or finding
+OVERLAP_WEIGHT = 0.3  # word overlap catches exact terms the embedding blurs
+PAPER_PRIOR = 0.3  # sentences of the most relevant paper come first
+FINDING_BONUS = 0.05  # "we show / we propose ..." sentences carry the answer more often than background
+MIN_SCORE = 0.35  # below this the best sentence does not answer: refuse
+KEEP_WITHIN = 0.85  # a further sentence joins the answer when it scores at least this share of the best one
+OTHER_PAPER_WITHIN = 0.92  # ... and a sentence of another paper only when it is about as relevant
+MULTI_PAPER_WITHIN = 0.75  # for "which papers ..." questions: papers at least this share of the best relevance
+SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the best one
+SUMMARY_CONTRIBUTION_BONUS = 0.15  # a summary line prefers the paper's contribution sentence
+MAX_SENTENCES = 3
+MAX_PER_PAPER = 2
+MAX_PAPERS = 4  # for multi-paper questions
+
+_QUANTITY = re.compile(
+    r"\bhow (many|much|large|big|long|fast|often)\b|\bwhat (percentage|fraction|number|proportion|share|size)\b"
+    r"|\bby how much\b|\bhow .* (improve|reduce|save)",
+    re.IGNORECASE,
+)
+_MULTI = re.compile(
+    r"\b(compare|comparison|contrast|versus|vs\.?|both|each|which papers|what papers|papers that)\b", re.I
+)
+_NUMBER_WORD = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?"
+    r"|thousands?|millions?|billions?|tens|dozens?|twice|double|half|percent)\b",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(
+    r"\b(we|our)\s+(show|find|demonstrate|achieve|observe|reveal)|\b(results?|experiments?) (show|demonstrate)", re.I
+)
+_CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
+
+
+@dataclass(frozen=True)
+class Scored:
+    n: int  # source number
+    position: int
+    text: str
+    score: float
+
+
+class ExtractiveBackend:
+    """rag.answer.backends.AnswerBackend without an LLM."""
+
+    name = "extractive"
+    model = "extractive"
+    chat: ChatModel | None = None  # no LLM: follow-ups are rewritten without one
+
+    def __init__(self, vectors: SentenceVectors, min_relevance: float) -> None:
+        self.vectors = vectors
+        self.min_relevance = min_relevance
+
+    def draft(self, question: str, hits: Sequence[Hit], mode: str) -> DraftStream:
+        return whole(self.write(question, hits, mode))
+
+    def write(self, question: str, hits: Sequence[Hit], mode: str) -> Draft:
+        text = self.summary(question, hits) if mode == "summary" else self.answer(question, hits)
+        return Draft(text, self.name, self.model, prompt=self.name)
+
+    def _score(self, question: str, hits: Sequence[Hit]) -> list[Scored]:
+        candidates = [
+            (n, i, s)
+            for n, h in enumerate(hits, 1)
+            if not untrusted(h)  # a source that gives the model orders is never quoted
+            for i, s in enumerate(split_sentences(h.text))
+        ]
+        if not candidates:
+            return []
+        vecs = self.vectors([question] + [s for _, _, s in candidates])
+        sims = vecs[1:] @ vecs[0]
+        qwords = set(tokenize(question))
+        out = []
+        for (n, i, s), sim in zip(candidates, sims, strict=True):
+            # words of the paper's own title identify the paper, not the answer: a background sentence that
+            # restates the topic should not beat the sentence that answers
+            asked = qwords - set(tokenize(hits[n - 1].paper.title)) or qwords
+            overlap = len(asked & set(tokenize(s))) / len(asked) if asked else 0.0
+            prior = PAPER_PRIOR * (hits[n - 1].dense_score or 0.0)
+            finding = FINDING_BONUS if _CONTRIBUTION.search(s) or _FINDING.search(s) else 0.0
+            out.append(Scored(n, i, s, float(sim) + OVERLAP_WEIGHT * overlap + prior + finding))
+        return sorted(out, key=lambda c: -c.score)
+
+    def answer(self, question: str, hits: Sequence[Hit]) -> str:
+        if not hits:
+            return REFUSAL
+        meta = metadata_answer(question, hits)
+        if meta:
+            return meta
+        scored = self._score(question, hits)
+        if _QUANTITY.search(question):
+            scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
+        if not scored or scored[0].score < MIN_SCORE:
+            return REFUSAL
+        if _MULTI.search(question):
+            return self._per_paper(scored, hits)
+        chosen: list[Scored] = []
+        per_paper: dict[int, int] = {}
+        top = scored[0]
+        for c in scored:
+            if len(chosen) >= MAX_SENTENCES or c.score < KEEP_WITHIN * top.score:
+                break
+            if c.n != top.n and c.score < OTHER_PAPER_WITHIN * top.score:
+                continue
+            if per_paper.get(c.n, 0) < MAX_PER_PAPER:
+                chosen.append(c)
+                per_paper[c.n] = per_paper.get(c.n, 0) + 1
+        chosen.sort(key=lambda c: (c.n, c.position))  # read paper by paper, in the abstract's order
+        return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in chosen)
+
+    def _per_paper(self, scored: list[Scored], hits: Sequence[Hit]) -> str:
+        """For questions about several papers: the best sentence of each paper about as relevant as the best one."""
+        best = max((h.dense_score or 0.0) for h in hits)
+        picked: dict[int, Scored] = {}
+        for c in scored:
+            relevant = (hits[c.n - 1].dense_score or 0.0) >= MULTI_PAPER_WITHIN * best
+            if c.n not in picked and relevant and len(picked) < MAX_PAPERS:
+                picked[c.n] = c
+        return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in sorted(picked.values(), key=lambda c: c.n))
+
+    def summary(self, question: str, hits: Sequence[Hit]) -> str:
+        """One line per relevant paper: its most on-topic contribution sentence, cited."""
+        top = max((h.dense_score or 0.0) for h in hits) if hits else 0.0
+        keep = [
+            (n, h)
+            for n, h in enumerate(hits, 1)
+            if (h.dense_score or 0.0) >= max(self.min_relevance, top - SUMMARY_WINDOW) and not untrusted(h)
+        ]
+        if not keep:
+            return REFUSAL
+        lines = [f"{len(keep)} relevant paper{'s' if len(keep) > 1 else ''}:"]
+        for n, h in keep:
+            sentences = split_sentences(h.text)
+            vecs = self.vectors([question, *sentences])
+            sims = vecs[1:] @ vecs[0]
+            bonus = np.array([SUMMARY_CONTRIBUTION_BONUS if _CONTRIBUTION.search(s) else 0.0 for s in sentences])
+            best = sentences[int(np.argmax(sims + bonus))]
+            lines.append(f"- {h.paper.title}: {best.rstrip()} [{n}]")
+        return "\n".join(lines)

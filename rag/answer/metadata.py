@@ -1,0 +1,50 @@
+"""Questions about a paper's bibliographic facts (authors, code, links) are answered from the index metadata of
+the best-matching paper, never from abstract text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.answer.citations import REFUSAL
+from rag.types import Hit
+
+_AUTHORS = re.compile(
+    r"\bwho\b.*\b(wrote|write|authored|authors?|behind|created)\b|\b(list|name|names of) the authors\b|\bwritten by\b"
+    r"|\bwho are the authors\b|\bauthor list\b",
+    re.IGNORECASE,
+)
+_CODE = re.compile(
+    r"\b(github|source code|code (repository|repo|link|url|release))\b|\brepository for\b"
+    r"|\b(where|is there|link|url|available|released?|find)\b.*\bcode\b|\bcode\b.*\b(available|released?|public)\b",
+    re.IGNORECASE,
+)
+_LINK = re.compile(
+    r"\barxiv (id|link|number|identifier)\b|\b(link|url) (to|of|for) (the|this|that)\b|\bwhere can i (read|find)\b"
+    r"|\bwhat (link|url)\b|\b(link|url) (is|are) (available|there)\b",
+    re.IGNORECASE,
+)
+
+
+def metadata_intent(question: str) -> list[str]:
+    """Which bibliographic facts the question asks for: "authors", "code", "link" (or none)."""
+    return [kind for kind, rx in (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK)) if rx.search(question)]
+
+
+def metadata_answer(question: str, hits: Sequence[Hit]) -> str | None:
+    """Authors, code and links come from the index metadata of the best-matching paper."""
+    wants = metadata_intent(question)
+    if not wants:
+        return None
+    p = hits[0].paper
+    parts = []
+    if "authors" in wants and p.authors:
+        year = str(p.year) if p.year and str(p.year) not in (p.venue or "") else ""
+        where = ", ".join(x for x in (p.venue or "", year) if x)
+        parts.append(f"{p.title}{f' ({where})' if where else ''} is by {', '.join(p.authors)} [1].")
+    if "code" in wants and p.code_url:
+        parts.append(f"The code for {p.title} is at {p.code_url} [1].")
+    if "link" in wants and (p.url or p.arxiv_id):
+        arxiv = f"arXiv {p.arxiv_id}, " if p.arxiv_id else ""
+        parts.append(f"{p.title} is available at {arxiv}{p.url or ''} [1].".replace(", [1]", " [1]"))
+    return " ".join(parts) if parts else REFUSAL

@@ -1,0 +1,213 @@
+"""`rag index | search | ask | eval | ui`: argument parsing and terminal output only.
+
+User mistakes (RagError) end in one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rag.errors import RagError
+from rag.filters import Filters
+from rag.settings import LLM_CHOICES, Settings, load_settings
+
+EXAMPLE_QUESTION = "How many wells are in the Alberta dataset?"
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("index location (also RAG_HOME, RAG_COLLECTION, RAG_CHROMA_URL, RAG_CONFIG)")
+    g.add_argument("--config", metavar="FILE", help="TOML settings file")
+    g.add_argument("--home", metavar="DIR", help="data directory (default: ~/.local/share/rag)")
+    g.add_argument("--collection", metavar="NAME", help="collection name (default: papers)")
+    g.add_argument("--chroma-url", metavar="URL", help="use a Chroma server, e.g. http://127.0.0.1:8000")
+
+
+def _filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--year-min", type=int, metavar="YEAR", help="only papers from this year on")
+    p.add_argument("--year-max", type=int, metavar="YEAR", help="only papers up to this year")
+    p.add_argument("--venue", help="only papers whose venue contains this text")
+    p.add_argument("--author", help="only papers with an author whose name contains this text")
+
+
+def _llm(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--llm", choices=LLM_CHOICES, help="answer backend (default: auto = openai if configured, else extractive)"
+    )
+    p.add_argument("--model", help="model name at the OpenAI-compatible endpoint")
+    p.add_argument("--model-path", metavar="GGUF", help="GGUF file for --llm local (default: packaged SmolLM2-135M)")
+    p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (also OPENAI_BASE_URL)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag", description="Ask questions about research-paper abstracts; every claim cites its paper."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "index",
+        help="build or update the index",
+        description="Build or update the index so it "
+        "holds exactly the papers in SOURCE (default: the bundled ICML 2025 corpus). Unchanged "
+        "papers are not re-embedded.",
+    )
+    p.add_argument(
+        "sources", nargs="*", metavar="SOURCE", help=".jsonl, .json, .csv, .bib or .txt files, or directories"
+    )
+    p.add_argument("--rebuild", action="store_true", help="build from scratch (swapped in only when complete)")
+    p.add_argument("--skip-bad", action="store_true", help="skip malformed records with a warning instead of stopping")
+    p.add_argument("--embedder", choices=["minilm", "openai"], help="embedding backend (default: minilm, local)")
+    _common(p)
+
+    p = sub.add_parser(
+        "search",
+        help="show the papers that best match a query",
+        description="Hybrid (dense + BM25) search over the index.",
+    )
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=None, help="number of papers (default 10)")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _filters(p)
+    _common(p)
+
+    p = sub.add_parser(
+        "ask",
+        help="answer a question with citations",
+        description="Answer a question from "
+        "the indexed abstracts. Every claim cites a retrieved paper; unsupported sentences are flagged.",
+    )
+    p.add_argument("question")
+    p.add_argument("-k", type=int, default=None, help="number of sources (default 5)")
+    p.add_argument("--summary", action="store_true", help="literature-summary mode: one line per paper")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming text")
+    _llm(p)
+    _filters(p)
+    _common(p)
+
+    p = sub.add_parser(
+        "eval",
+        help="score retrieval, citations and answers on a question set",
+        description="Run a JSONL question set and write results.jsonl, summary.json and report.md.",
+    )
+    p.add_argument("questions", nargs="?", default=None, help="questions JSONL (default: the bundled dev set)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("-k", type=int, default=None, help="number of sources per answer (default 5)")
+    p.add_argument("--compare", metavar="DIR", help="an earlier run's output directory to compare with")
+    p.add_argument("--baselines", action="store_true", help="also run BM25-only and dense-only retrieval")
+    p.add_argument("--judge", action="store_true", help="add LLM-as-judge scores (needs an OpenAI-compatible endpoint)")
+    p.add_argument("--check", action="store_true", help="exit 1 when a quality gate fails (for CI)")
+    _llm(p)
+    _common(p)
+
+    p = sub.add_parser(
+        "ui",
+        help="start the chat web UI",
+        description="Start the Gradio chat UI (builds the index first when there is none).",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--auth", metavar="USER:PASSWORD", help="require a login (also RAG_UI_AUTH)")
+    _llm(p)
+    _common(p)
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        "home": getattr(args, "home", None),
+        "collection": getattr(args, "collection", None),
+        "chroma_url": getattr(args, "chroma_url", None),
+        "llm": getattr(args, "llm", None),
+        "model": getattr(args, "model", None),
+        "local_model_path": getattr(args, "model_path", None),
+        "openai_base_url": getattr(args, "base_url", None),
+        "embedder": getattr(args, "embedder", None),
+    }
+    return load_settings(getattr(args, "config", None), **overrides)
+
+
+def filters_from(args: argparse.Namespace) -> Filters:
+    return Filters(args.year_min, args.year_max, args.venue, args.author)
+
+
+def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.factory import build_index
+    from rag.progress import ProgressBar
+
+    with ProgressBar("embedding", unit="paper") as bar:
+        report = build_index(
+            settings,
+            args.sources or None,
+            rebuild=args.rebuild,
+            on_error="skip" if args.skip_bad else "stop",
+            progress=bar.update,
+            warn=lambda msg: print(f"warning: {msg}", file=sys.stderr),
+        )
+    print(report.line())
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.factory import open_retriever
+
+    hits = open_retriever(settings).search(args.query, args.k, filters=filters_from(args), mode=args.mode)
+    if args.json:
+        out = {
+            "query": args.query.encode("utf-8", "replace").decode("utf-8"),  # undecodable argv bytes
+            "hits": [
+                {
+                    "paper_id": h.paper.id,
+                    "title": h.paper.title,
+                    "url": h.paper.url,
+                    "score": round(h.score, 4),
+                    "dense_score": None if h.dense_score is None else round(h.dense_score, 4),
+                    "chunk_id": h.chunk_id,
+                    "text": h.text,
+                }
+                for h in hits
+            ],
+        }
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("no matching papers")
+    for rank, h in enumerate(hits, 1):
+        year = f" ({h.paper.year})" if h.paper.year else ""
+        print(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}  {h.paper.id}")
+        if h.paper.url:
+            print(f"    {h.paper.url}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = settings_from(args)
+        if args.command == "index":
+            return cmd_index(args, settings)
+        if args.command == "search":
+            return cmd_search(args, settings)
+        if args.command == "ask":
+            from rag.cli.ask import cmd_ask
+
+            return cmd_ask(args, settings, filters_from(args))
+        if args.command == "eval":
+            from eval.cli import cmd_eval
+
+            return cmd_eval(args, settings)
+        if args.command == "ui":
+            from ui.app import serve
+
+            return serve(settings, host=args.host, port=args.port, auth=args.auth)
+    except RagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; the index keeps its last completed state", file=sys.stderr)
+        return 130
+    return 2

@@ -1,0 +1,126 @@
+"""A raw record (a dict of fields from any reader) -> a validated Paper.
+
+Field names are matched case-insensitively, with common alternatives (`summary` for `abstract`, `journal` or
+`booktitle` for `venue`, `eprint` for `arxiv_id`). A record that cannot become a Paper raises BadRecord with the
+reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from rag.corpus.text_io import Fields, json_kind, slugify
+from rag.types import Paper
+
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # whitespace controls are collapsed later
+_YEAR_RE = re.compile(r"\s*([0-9]{1,4})\s*")
+_SENTENCE_RE = re.compile(r"(.{3,}?[.!?])(?:\s+(?![a-z])|\s*$)")  # "e.g. the" does not end a sentence
+
+
+class BadRecord(Exception):
+    """A record that cannot become a Paper; the message is the reason."""
+
+
+def _clean(text: str) -> str:
+    return " ".join(_CONTROL_RE.sub("", text).split())
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _first(fields: Fields, *names: str) -> object:
+    """The first of `names` with a value: None and blank strings mean unknown."""
+    for name in names:
+        value = fields.get(name)
+        if value is not None and not (isinstance(value, str) and not value.strip()):
+            return value
+    return None
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**100:
+        return str(value)
+    return (_clean(value) or None) if isinstance(value, str) else None
+
+
+def _year(value: object) -> int | None:
+    if isinstance(value, str) and (m := _YEAR_RE.fullmatch(value)):
+        value = int(m.group(1))
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10_000:
+        return value
+    return None  # "n.d.", "2020a", 1e9...: unknown rather than an error
+
+
+def _authors(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        sep = ";" if ";" in value else " and " if " and " in value else ","
+        value = value.split(sep)
+    if not isinstance(value, list):
+        return ()
+    return tuple(name for name in map(_text, value) if name)
+
+
+def derive_title(abstract: str) -> str:
+    """The abstract's first sentence, cut to about 80 characters at a word boundary."""
+    m = _SENTENCE_RE.match(abstract[:1000])
+    sentence = (m.group(1) if m else abstract[:1000]).rstrip(".") or abstract[:80]
+    if len(sentence) <= 80:
+        return sentence
+    cut = sentence[:81]  # a space just after the 80th character keeps the last word whole
+    space = cut.rfind(" ")
+    return ((cut[:space] if space >= 40 else cut[:80]).rstrip(" ,;:-") or cut[:80]) + "…"
+
+
+def _paper_id(value: object, path: Path, abstract: str) -> str:
+    if value is None:
+        return f"{slugify(path.stem)}-{hashlib.sha1(abstract.encode('utf-8')).hexdigest()[:10]}"
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise BadRecord(f"invalid id: expected a string, found {json_kind(value)}")
+    paper_id = value.strip() if isinstance(value, str) else str(value)
+    if not _ID_RE.fullmatch(paper_id):
+        raise BadRecord(
+            f"invalid id {_short(paper_id)}: use up to 128 letters, digits and . _ : / - "
+            "starting with a letter or digit"
+        )
+    return paper_id
+
+
+def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
+    f: Fields = {}
+    for name, value in fields.items():
+        f.setdefault(str(name).strip().lower(), value)
+    raw = _first(f, "abstract", "summary")
+    if raw is not None and not isinstance(raw, str):
+        raise BadRecord(f"the abstract is {json_kind(raw)}, not text")
+    abstract = _clean(raw or "")
+    if not abstract:
+        raise BadRecord("no abstract")
+    if len(abstract) > max_abstract_chars:
+        raise BadRecord(f"abstract is {len(abstract):,} characters; the limit is {max_abstract_chars:,}")
+    arxiv_id = _text(_first(f, "arxiv_id", "eprint"))
+    arxiv_id = re.sub(r"(?i)^arxiv:\s*", "", arxiv_id) if arxiv_id else None
+    doi = _text(f.get("doi"))
+    url = _text(f.get("url"))
+    if url is None and arxiv_id:
+        url = f"https://arxiv.org/abs/{arxiv_id}"
+    elif url is None and doi:
+        doi = re.sub(r"(?i)^(doi:\s*|https?://(dx\.)?doi\.org/)", "", doi)
+        url = f"https://doi.org/{doi}"
+    return Paper(
+        id=_paper_id(_first(f, "id", "paper_id"), path, abstract),
+        title=_text(f.get("title")) or derive_title(abstract),
+        abstract=abstract,
+        authors=_authors(_first(f, "authors", "author")),
+        year=_year(f.get("year")),
+        venue=_text(_first(f, "venue", "journal", "booktitle")),
+        url=url,
+        code_url=_text(f.get("code_url")),
+        arxiv_id=arxiv_id or None,
+        source=str(path),
+    )

@@ -1,0 +1,195 @@
+"""The edge: Settings -> the pipeline's components, with the adapters plugged in.
+
+The CLI, the UI, the evaluation harness and the public API (`rag.open_assistant`, `rag.build_index`...) build
+everything here. The core packages (corpus, index, retrieve, answer) never import an adapter; they receive
+protocol implementations from these functions. Tests inject fakes through the same keyword arguments.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.errors import ConfigError
+from rag.index.layout import Layout
+from rag.ports import ChatModel, Embedder, VectorStore
+from rag.settings import BUNDLED_CORPUS, Settings
+
+if TYPE_CHECKING:
+    from rag.answer.assistant import Assistant
+    from rag.index.indexer import IndexReport
+    from rag.retrieve.retriever import Retriever
+
+MINILM_NAME = "all-MiniLM-L6-v2-int8"  # what rag.adapters.embedding.MiniLMEmbedder records on a collection
+MINILM_DIM = 384
+
+
+def layout_of(settings: Settings) -> Layout:
+    return Layout(settings.index_dir, settings.collection)
+
+
+def open_store(settings: Settings, name: str | None = None) -> VectorStore:
+    """The configured vector store: a `chroma run` server when chroma_url is set, else embedded Chroma."""
+    from rag.adapters.chroma_store import ChromaStore
+
+    name = name or settings.collection
+    if settings.chroma_url:
+        return ChromaStore(name, url=settings.chroma_url)
+    return ChromaStore(name, path=layout_of(settings).chroma_dir)
+
+
+def embedder_name(settings: Settings) -> str:
+    """The name the configured embedder records on a collection, known without loading the model."""
+    index = settings.index
+    return MINILM_NAME if index.embedder == "minilm" else f"openai:{index.embedding_model}"
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings ask for, loaded now."""
+    if settings.index.embedder == "minilm":
+        from rag.adapters.embedding import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if settings.index.embedder == "openai":
+        from rag.adapters.openai.embeddings import OpenAIEmbedder
+
+        return OpenAIEmbedder.from_settings(settings.endpoint, settings.index.embedding_model)
+    raise ConfigError(f"unknown embedder '{settings.index.embedder}'")
+
+
+class LazyEmbedder:
+    """An Embedder whose model loads at the first `embed_batch` (or `dim` when it is not known): `rag search` and
+    a re-index with nothing to embed never pay for loading it."""
+
+    def __init__(self, name: str, load: Callable[[], Embedder], dim: int | None = None) -> None:
+        self.name = name
+        self._load = load
+        self._dim = dim
+        self._model: Embedder | None = None
+        self._lock = threading.Lock()
+
+    def model(self) -> Embedder:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        return self._dim if self._dim is not None else self.model().dim
+
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.model().embed_batch(texts)
+
+
+def lazy_embedder(settings: Settings) -> Embedder:
+    dim = MINILM_DIM if settings.index.embedder == "minilm" else None
+    return LazyEmbedder(embedder_name(settings), lambda: make_embedder(settings), dim)
+
+
+def build_index(
+    settings: Settings,
+    sources: Sequence[str | Path] | None = None,
+    *,
+    embedder: Embedder | None = None,
+    store: VectorStore | None = None,
+    **options: Any,
+) -> IndexReport:
+    """`rag index`: build or update the index so it holds exactly the papers in `sources` (default: the bundled
+    corpus). Options: rebuild, on_error ("stop" | "skip"), progress, warn."""
+    from rag.index.indexer import build_index as run
+
+    return run(
+        list(sources) if sources else [BUNDLED_CORPUS],
+        settings=settings.index,
+        layout=layout_of(settings),
+        store=store or open_store(settings),
+        embedder=embedder or lazy_embedder(settings),
+        **options,
+    )
+
+
+def open_retriever(
+    settings: Settings, *, embedder: Embedder | None = None, store: VectorStore | None = None
+) -> Retriever:
+    from rag.retrieve.retriever import Retriever
+
+    return Retriever(
+        settings.retrieval,
+        store=store or open_store(settings),
+        embedder=embedder or lazy_embedder(settings),
+        layout=layout_of(settings),
+    )
+
+
+def open_assistant(
+    settings: Settings,
+    *,
+    retriever: Retriever | None = None,
+    embedder: Embedder | None = None,
+    store: VectorStore | None = None,
+    chat_model: ChatModel | None = None,
+) -> Assistant:
+    """The Assistant over the configured index. `chat_model` serves every LLM backend (tests, or a model of your
+    own); otherwise chat models are built from the endpoint settings when first asked for."""
+    from rag.answer.assistant import Assistant
+
+    retriever = retriever or open_retriever(settings, embedder=embedder, store=store)
+    return Assistant(settings.answer, retriever, Chats(settings, chat_model), runlog=settings.runlog_path)
+
+
+class Chats:
+    """rag.answer.backends.ChatProvider: `openai` is any OpenAI-compatible endpoint; `local` starts llama.cpp's
+    server with the configured GGUF once (two sessions choosing it at once start one) and stops it on close."""
+
+    def __init__(self, settings: Settings, override: ChatModel | None = None) -> None:
+        self.settings = settings
+        self.override = override
+        self._local: ChatModel | None = None
+        self._stop_local: Callable[[], None] | None = None
+        self._lock = threading.Lock()
+
+    def configured(self) -> bool:
+        endpoint = self.settings.endpoint
+        return self.override is not None or bool(endpoint.openai_base_url or endpoint.openai_api_key)
+
+    def chat(self, backend: str, model: str | None) -> ChatModel:
+        if self.override is not None:
+            return self.override
+        if backend == "local":
+            with self._lock:
+                if self._local is None:
+                    from rag.adapters.llamacpp import LocalServer
+
+                    server = LocalServer.from_settings(self.settings.endpoint, log_dir=self.settings.home).start()
+                    self._local, self._stop_local = server.chat_model(self.settings.endpoint), server.stop
+                return self._local
+        if backend == "openai":
+            from rag.adapters.openai.chat import OpenAIChatModel
+
+            return OpenAIChatModel.from_settings(self.settings.endpoint, model=model)
+        raise ConfigError(f"unknown answer backend '{backend}'")
+
+    def close(self) -> None:
+        with self._lock:
+            stop, self._stop_local, self._local = self._stop_local, None, None
+        if stop is not None:
+            stop()
+
+
+def search(settings: Settings, query: str, k: int | None = None, **kwargs: Any) -> list[Any]:
+    """One-shot search (opens the index each call; hold a Retriever for many queries)."""
+    return open_retriever(settings).search(query, k, **kwargs)
+
+
+def ask(question: str, history: Sequence[Any] = (), *, settings: Settings | None = None, **kwargs: Any) -> Any:
+    """One-shot answer: opens the index, answers, closes. Hold an Assistant for many questions."""
+    from rag.settings import load_settings
+
+    assistant = open_assistant(settings or load_settings())
+    try:
+        return assistant.ask(question, history, **kwargs)
+    finally:
+        assistant.close()

@@ -1,0 +1,1 @@
+"""chunks -> vectors and BM25: the indexer, its writer, and the derived local files (BM25, docstore)."""

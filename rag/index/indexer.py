@@ -1,0 +1,260 @@
+"""read -> chunk -> skip unchanged (content hash) -> embed -> store -> BM25, streamed. Returns an IndexReport.
+
+The index mirrors the given sources: new and changed chunks are embedded, unchanged ones are skipped,
+chunks of papers that are gone are removed. Work is written batch by batch, so a killed run keeps what
+it finished and the previous chunks stay queryable; re-running completes the job. `--rebuild` builds a
+fresh collection beside the old one and swaps it in only when complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag.corpus import iter_papers
+from rag.errors import CorpusError, IndexMissingError
+from rag.index.chunking import chunk_paper
+from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.index.layout import Layout
+from rag.index.lexical import LexicalBuilder, LexicalIndex
+from rag.index.records import chunk_metadata, lexical_text
+from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
+from rag.ports import Embedder, VectorStore
+from rag.settings import IndexSettings
+from rag.types import Chunk
+
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    papers: int
+    chunks: int
+    embedded: int
+    skipped: int  # unchanged, not re-embedded
+    removed: int
+    seconds: float
+    metadata_updated: int = 0
+
+    def line(self) -> str:
+        return (
+            f"indexed {self.papers} papers: {self.chunks} chunks, {self.embedded} embedded, "
+            f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s)"
+        )
+
+
+def _fingerprint(items: Sequence[tuple[str, str]]) -> str:
+    h = hashlib.sha256()
+    for cid, mh in sorted(items):
+        h.update(f"{cid}\0{mh}\n".encode())
+    return h.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class _Planned:
+    content_hash: str
+    meta_hash: str
+    paper_id: str
+
+
+def _items(sources: Sequence[str | Path], settings: IndexSettings, on_error: str, warn: Warn | None) -> Iterator[Item]:
+    """Every chunk of every paper with its metadata, streamed from the files (nothing is held whole)."""
+    for paper in iter_papers(sources, on_error=on_error, warn=warn):
+        chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
+        for chunk in chunks:
+            yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=len(chunks) > 1)
+
+
+def build_index(
+    sources: Sequence[str | Path],
+    *,
+    settings: IndexSettings,
+    layout: Layout,
+    store: VectorStore,
+    embedder: Embedder,
+    rebuild: bool = False,
+    on_error: str = "stop",
+    progress: Progress | None = None,
+    warn: Warn | None = None,
+) -> IndexReport:
+    """Build or update the index so it holds exactly the papers in `sources`. `embedder` is used only when
+    something needs embedding (its `name` must be known without loading the model).
+
+    Two streaming passes over the files: the first keeps only each chunk's id and hashes (to decide what to
+    embed, update and remove), the second re-reads them and embeds, writes and feeds BM25 as it goes. Memory
+    stays flat in the corpus size apart from those hashes and the BM25 token arrays."""
+    started = time.perf_counter()
+    sources = list(sources)
+    planned: dict[str, _Planned] = {}
+    papers = 0
+    last_paper = None
+    for paper, chunk, meta in _items(sources, settings, on_error, warn):
+        planned[chunk.id] = _Planned(chunk.content_hash, str(meta["meta_hash"]), paper.id)
+        papers += paper.id != last_paper
+        last_paper = paper.id
+
+    layout.index_dir.mkdir(parents=True, exist_ok=True)
+    live = store
+    target = store.sibling(layout.rebuild_collection) if rebuild else live
+    if rebuild:
+        target.drop()  # leftovers of an interrupted rebuild
+    existing: dict[str, tuple[str, str]] = {}
+    if target.exists():
+        built_with = target.open().info.get("embedder")
+        wanted = embedder.name
+        if built_with and built_with != wanted:
+            raise IndexMissingError(
+                f"the index was built with embedder '{built_with}', not '{wanted}'; run `rag index --rebuild`"
+            )
+        existing = {cid: (str(m.get("hash")), str(m.get("meta_hash"))) for cid, m in target.iter_metadata()}
+
+    to_embed = {cid for cid, p in planned.items() if existing.get(cid, ("", ""))[0] != p.content_hash}
+    meta_only = {cid for cid, p in planned.items() if cid in existing and cid not in to_embed
+                 and existing[cid][1] != p.meta_hash}  # fmt: skip
+    removed = [cid for cid in existing if cid not in planned]
+    fingerprint = _fingerprint([(cid, p.meta_hash) for cid, p in planned.items()])
+    lex_dir = layout.lexical_dir
+    current = None if rebuild else LexicalIndex.load(lex_dir)
+    old_docs = None if rebuild else DocStore.load(layout.docs_dir)
+    # BM25 and the docstore are rebuilt together when either does not match the corpus
+    local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
+
+    marker = layout.dirty_marker
+    marker.write_text("an index update started and has not finished; run `rag index` again\n")
+    writer = None
+    if to_embed or not target.exists():
+        model = embedder
+        if not target.exists():
+            target.create(model.name, model.dim, {"chunk_tokens": settings.chunk_tokens})
+        total_papers = len({planned[cid].paper_id for cid in to_embed})
+        writer = EmbedWriter(target, model, settings.embed_batch_size, len(to_embed), total_papers, progress)
+    local = None
+    if not local_current:
+        docs = DocStoreBuilder(layout.docs_dir, len(planned), int(target.info["dim"]))
+        local = _Local(LexicalBuilder(), docs, old_docs, target)
+        if writer is not None:
+            writer.on_vector = docs.set_vector
+    try:
+        if to_embed or meta_only or local is not None:
+            _second_pass(sources, settings, on_error, planned, to_embed, meta_only, target, writer, local)
+        if removed:
+            target.delete(removed)
+        if local is not None:
+            local.finish(fingerprint, lex_dir)
+    except BaseException:
+        if local is not None:
+            local.docs.abort()
+        raise
+    # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
+    target.update_info(lexical_fingerprint=fingerprint)
+    if rebuild:
+        live.drop()
+        target.rename(layout.collection)
+    marker.unlink(missing_ok=True)
+    return IndexReport(
+        papers=papers,
+        chunks=len(planned),
+        embedded=len(to_embed),
+        skipped=len(planned) - len(to_embed),
+        removed=len(removed),
+        seconds=time.perf_counter() - started,
+        metadata_updated=len(meta_only),
+    )
+
+
+def _second_pass(
+    sources: Sequence[str | Path],
+    settings: IndexSettings,
+    on_error: str,
+    planned: dict[str, _Planned],
+    to_embed: set[str],
+    meta_only: set[str],
+    target: VectorStore,
+    writer: EmbedWriter | None,
+    local: _Local | None,
+) -> None:
+    """Re-read the sources: embed and write what changed, update metadata, feed BM25. The files must still say
+    what the first pass read (checked per chunk), else nothing half-read is mixed in."""
+    window: list[Item] = []
+    metas: list[tuple[str, dict[str, str | int]]] = []
+    seen = 0
+    try:
+        for item in _items(sources, settings, on_error, _ignore):
+            _, chunk, meta = item
+            plan = planned.get(chunk.id)
+            if plan is None or plan.content_hash != chunk.content_hash or plan.meta_hash != meta["meta_hash"]:
+                raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
+            seen += 1
+            if local is not None:
+                local.add(chunk, meta, embedding=chunk.id in to_embed)
+            if chunk.id in to_embed and writer is not None:
+                window.append(item)
+                if len(window) >= WRITE_CHUNKS:
+                    writer.embed(window)
+                    window = []
+            elif chunk.id in meta_only:
+                metas.append((chunk.id, meta))
+                if len(metas) >= WRITE_CHUNKS:
+                    if writer is not None:
+                        writer.barrier()  # one store call at a time
+                    target.update_metadata([c for c, _ in metas], [m for _, m in metas])
+                    metas = []
+        if seen != len(planned):
+            raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
+        if window and writer is not None:
+            writer.embed(window)
+        if writer is not None:
+            writer.close()
+            writer = None
+        if metas:
+            target.update_metadata([c for c, _ in metas], [m for _, m in metas])
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _ignore(message: str) -> None:
+    """Warnings about bad records were given in the first pass."""
+
+
+class _Local:
+    """BM25 and the docstore, fed chunk by chunk in the second pass. Vectors of chunks embedded now come from
+    the writer; the others from the previous docstore (same content hash) or else from the store, by page."""
+
+    def __init__(self, lexical: LexicalBuilder, docs: DocStoreBuilder, old: DocStore | None, store: VectorStore):
+        self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
+        self.fetch: list[str] = []
+
+    def add(self, chunk: Chunk, meta: dict[str, str | int], embedding: bool) -> None:
+        self.lexical.add(chunk.id, lexical_text(meta, chunk.text))
+        self.docs.add(chunk.id, chunk.text, meta)
+        if embedding:
+            return
+        previous = self.old.get(chunk.id) if self.old is not None else None
+        same_text = previous is not None and previous.metadata.get("hash") == chunk.content_hash
+        if previous is not None and same_text and previous.embedding is not None:
+            self.docs.set_vector(chunk.id, previous.embedding)  # same text, same vector: no store round trip
+            return
+        self.fetch.append(chunk.id)
+        if len(self.fetch) >= WRITE_CHUNKS:
+            self._fetch()
+
+    def _fetch(self) -> None:
+        for stored in self.store.get(self.fetch, with_embeddings=True):
+            if stored.embedding is not None:
+                self.docs.set_vector(stored.id, stored.embedding)
+        self.fetch = []
+
+    def finish(self, fingerprint: str, lex_dir: Path) -> None:
+        self._fetch()
+        missing = self.docs.missing_vectors()
+        if missing:
+            raise IndexMissingError(
+                f"the vector store lacks {len(missing)} chunks it should hold (e.g. {missing[0]}); "
+                "run `rag index --rebuild`"
+            )
+        self.lexical.finish(fingerprint).save(lex_dir)
+        self.docs.finish(fingerprint)

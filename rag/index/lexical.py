@@ -1,0 +1,181 @@
+"""BM25 over the same chunks as the vector store (bm25s), persisted next to the index.
+
+Built from the chunk texts plus title, authors and venue, so names and exact terms are found even when
+the embedding misses them. Saved atomically (temp dir + rename) and memory-mapped on load, so a cold
+start does not rebuild it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from rag.index.atomic import swap_dir
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "their",
+        "them",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "than",
+        "then",
+        "there",
+        "so",
+        "such",
+        "not",
+        "no",
+        "paper",
+        "papers",
+    ]
+)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase words and numbers ("213,000" -> "213000"), stopwords dropped, plurals folded."""
+    text = _DIGIT_COMMA.sub("", text.lower())
+    return [_stem(w) for w in _WORD.findall(text) if w not in STOPWORDS]
+
+
+class LexicalBuilder:
+    """Collects chunks one at a time. Tokens become int32 ids as each text is tokenized (one array per chunk,
+    one shared vocabulary), so a large corpus never holds tens of millions of token strings at once (100k
+    abstracts: BM25 peak RSS 1.8 -> 0.9 GB, same scores)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self._vocab: dict[str, int] = {}
+        self._docs: list[np.ndarray] = []
+
+    def add(self, chunk_id: str, text: str) -> None:
+        tokens = tokenize(text) or ["\u2205"]  # an empty doc still needs a token
+        vocab = self._vocab
+        self._docs.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), np.int32, len(tokens)))
+        self.ids.append(chunk_id)
+
+    def finish(self, fingerprint: str) -> LexicalIndex:
+        model = bm25s.BM25()
+        if self._docs:
+            self._vocab.setdefault("", len(self._vocab))  # the empty-query token bm25s adds when built from strings
+            model.index((self._docs, self._vocab), show_progress=False)
+        self._docs = []
+        return LexicalIndex(self.ids, model, fingerprint)
+
+
+class LexicalIndex:
+    def __init__(self, ids: list[str], model: bm25s.BM25, fingerprint: str) -> None:
+        self.ids = ids
+        self.fingerprint = fingerprint
+        self._model = model
+
+    @classmethod
+    def build(cls, ids: Sequence[str], texts: Iterable[str], fingerprint: str) -> LexicalIndex:
+        builder = LexicalBuilder()
+        for cid, text in zip(ids, texts, strict=True):
+            builder.add(cid, text)
+        return builder.finish(fingerprint)
+
+    def save(self, directory: Path) -> None:
+        """Write to a sibling temp dir, then swap it in, so readers never see half a file set."""
+        tmp = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if self.ids:
+            self._model.save(str(tmp))
+        (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
+        swap_dir(tmp, directory)
+
+    @classmethod
+    def load(cls, directory: Path) -> LexicalIndex | None:
+        """The saved index, or None when there is none (or it is unreadable: the caller rebuilds)."""
+        try:
+            meta = json.loads((directory / "ids.json").read_text())
+            model = bm25s.BM25.load(str(directory), mmap=True) if meta["ids"] else bm25s.BM25()
+        except (OSError, ValueError, KeyError):
+            return None
+        return cls(meta["ids"], model, meta["fingerprint"])
+
+    def search(self, query: str, n: int) -> list[tuple[str, float]]:
+        """Top chunk ids with BM25 scores (> 0), best first (ties by position, so results are stable).
+
+        Scores straight from bm25s's sparse matrix: its `retrieve` starts a thread pool per call, which cost
+        ~3 ms a query on this corpus size and dwarfed the scoring itself."""
+        if not self.ids:
+            return []
+        token_ids = self._model.get_tokens_ids(tokenize(query))
+        if not token_ids:
+            return []
+        scores = np.asarray(self._model.get_scores_from_ids(token_ids))
+        hits = np.flatnonzero(scores > 0)
+        if len(hits) > n:  # keep everything tied with the n-th best, then cut after the stable sort
+            nth = -np.partition(-scores[hits], n - 1)[n - 1]
+            hits = hits[scores[hits] >= nth]
+        order = hits[np.lexsort((hits, -scores[hits]))][:n]
+        return [(self.ids[int(doc)], float(scores[doc])) for doc in order]

@@ -1,0 +1,86 @@
+"""Embed chunks in length-sorted batches and write them to the store from a background thread.
+
+Writes go to one background thread, at most one at a time, every WRITE_EVERY_S seconds or WRITE_CHUNKS
+chunks, so Chroma's work overlaps the next embedding batches (onnxruntime releases the GIL) instead of
+adding to them; one write per embedding batch cost ~15-28 ms each. The progress bar counts finished writes,
+so what it shows survives a kill -9.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from rag.index.chunking import embed_text
+from rag.ports import Embedder, VectorStore
+from rag.types import Chunk, Paper
+
+Progress = Callable[[int, int], None]  # (done, total) in papers to embed
+Item = tuple[Paper, Chunk, dict[str, str | int]]
+WRITE_CHUNKS = 1000  # at most this many chunks per store write (the store splits by Chroma's max batch size)
+WRITE_EVERY_S = 1.0  # and at least this often: a killed run loses about a second of embedding at most
+
+
+class EmbedWriter:
+    """`embed` windows of chunks (sorted by length: less padding); `close` (also after Ctrl-C or a failed batch)
+    waits for the write in flight and writes what is already embedded. A failed write raises in the caller's
+    thread at the next `embed`, `barrier` or `close`."""
+
+    def __init__(
+        self, store: VectorStore, model: Embedder, batch_size: int, chunks: int, papers: int, progress: Progress | None
+    ) -> None:
+        self.store, self.model, self.batch_size = store, model, batch_size
+        self.chunks, self.papers, self.progress = chunks, papers, progress
+        self.pending: list[tuple[Item, Sequence[float]]] = []
+        self.written = 0
+        self.last_write = time.monotonic()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-store-write")
+        self._inflight: Future[int] | None = None
+        self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
+        if progress:
+            progress(0, papers)  # start the clock before the first batch
+
+    def embed(self, window: list[Item]) -> None:
+        # batches of similar length pad less: sort by the text the model sees (title + chunk), not the chunk alone
+        pairs = sorted(((embed_text(item[0], item[1].text), item) for item in window), key=lambda pair: len(pair[0]))
+        for start in range(0, len(pairs), self.batch_size):
+            texts, batch = zip(*pairs[start : start + self.batch_size], strict=True)
+            vectors = self.model.embed_batch(list(texts))
+            self.pending.extend(zip(batch, vectors, strict=True))
+            if self.on_vector is not None:
+                for (_, chunk, _), vector in zip(batch, vectors, strict=True):
+                    self.on_vector(chunk.id, vector)
+            idle = self._inflight is None or self._inflight.done()
+            if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
+                self._submit()
+
+    def _upsert(self, batch: list[tuple[Item, Sequence[float]]]) -> int:
+        self.store.upsert(
+            [c.id for (_, c, _), _ in batch], [v for _, v in batch], [c.text for (_, c, _), _ in batch],
+            [m for (_, _, m), _ in batch],
+        )  # fmt: skip
+        return len(batch)
+
+    def barrier(self) -> None:
+        """Wait for the write in flight (its error, if any, raises here) and show it on the bar."""
+        if self._inflight is None:
+            return
+        done, self._inflight = self._inflight, None
+        self.written += done.result()
+        if self.progress:
+            self.progress(round(self.written * self.papers / max(1, self.chunks)), self.papers)
+
+    def _submit(self) -> None:
+        self.barrier()
+        batch, self.pending = self.pending, []  # a failed write is not retried by close()
+        if batch:
+            self._inflight = self._pool.submit(self._upsert, batch)
+            self.last_write = time.monotonic()
+
+    def close(self) -> None:
+        try:
+            self._submit()
+            self.barrier()
+        finally:
+            self._pool.shutdown(wait=True)

@@ -1,0 +1,164 @@
+"""question -> list[Hit]: dense (vector store or the docstore's exact scan) and lexical (BM25) candidates fused by
+reciprocal rank, filtered, one hit per paper, cut to k and to a token budget."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from rag.errors import IndexMissingError, QuestionError, RagError
+from rag.filters import Filters
+from rag.index.layout import Layout
+from rag.index.local_copies import load_local
+from rag.index.records import paper_from_metadata
+from rag.ports import Embedder, StoredChunk, VectorStore
+from rag.retrieve.fusion import reciprocal_rank_fusion
+from rag.settings import RetrievalSettings
+from rag.types import Hit, Paper
+
+MODES = ("hybrid", "dense", "lexical")
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+class Retriever:
+    """Opens the index once (vector store, BM25, docstore) and answers many searches. The embedder may load its
+    model lazily: only its `name` is read at start-up."""
+
+    def __init__(self, settings: RetrievalSettings, *, store: VectorStore, embedder: Embedder, layout: Layout) -> None:
+        self.settings = settings
+        self.layout = layout
+        self.store = store.open()
+        built_with = self.store.info.get("embedder")
+        if built_with != embedder.name:
+            raise IndexMissingError(
+                f"the index was built with embedder '{built_with}' but the settings use '{embedder.name}'; "
+                "run `rag index --rebuild` or change the embedder setting"
+            )
+        self.embedder = embedder
+        self.stale = layout.dirty_marker.exists()
+        self.lexical, self.docs = load_local(layout, self.store, self.store.info.get("lexical_fingerprint"))
+        self._checked_at = time.monotonic()
+        self._refresh_lock = threading.Lock()
+
+    def refresh_if_reindexed(self, every_s: float = 30.0) -> None:
+        """At most every `every_s`, ask the store whether another process re-indexed; if so load (or rebuild from
+        the store) BM25 and the docstore in the background and swap them in. Meanwhile searches keep the old
+        BM25 and read text from the store, not from the outdated docstore."""
+        if time.monotonic() - self._checked_at < every_s or not self._refresh_lock.acquire(blocking=False):
+            return
+        self._checked_at = time.monotonic()
+        try:
+            wanted = self.store.fresh_info().get("lexical_fingerprint")
+        except RagError:
+            self._refresh_lock.release()
+            return
+        if not wanted or wanted == self.lexical.fingerprint:
+            self._refresh_lock.release()
+            return
+
+        self.docs = None
+
+        def rebuild() -> None:
+            try:
+                self.lexical, self.docs = load_local(self.layout, self.store, str(wanted))
+            except RagError:
+                pass  # the store went away mid-rebuild: keep the old BM25, try again later
+            finally:
+                self._refresh_lock.release()
+
+        threading.Thread(target=rebuild, name="bm25-refresh", daemon=True).start()
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        *,
+        filters: Filters | None = None,
+        mode: str = "hybrid",
+        token_budget: int | None = None,
+        per_paper: int = 1,
+    ) -> list[Hit]:
+        """The k best chunks for the query (one per paper by default), best first."""
+        query = _SURROGATES.sub(" ", query).strip()  # undecodable argv bytes; the tokenizer rejects them
+        if not query:
+            raise QuestionError("the query is empty")
+        self.refresh_if_reindexed()
+        k = self.settings.search_k if k is None else k
+        if not 1 <= k <= self.settings.max_k:
+            raise QuestionError(f"k must be between 1 and {self.settings.max_k}")
+        if mode not in MODES:
+            raise QuestionError(f"mode must be one of {', '.join(MODES)}")
+        filters = filters or Filters()
+        n = self.settings.candidates * (4 if filters.active else 1)
+        qvec = np.asarray(self.embedder.embed_batch([query])[0], dtype=np.float32)
+
+        # candidates: ids and scores only; text, metadata and vectors are fetched for the fused best few
+        ranked: list[list[str]] = []
+        dense: dict[str, float] = {}
+        lexical: dict[str, float] = {}
+        if mode in ("hybrid", "dense"):
+            nearest = self._nearest(qvec, n, filters)
+            dense = {cid: 1.0 - distance for cid, distance in nearest}
+            ranked.append([cid for cid, _ in nearest])
+        if mode in ("hybrid", "lexical"):
+            lexical = dict(self.lexical.search(query, n))
+            ranked.append(list(lexical))
+        order, fused = reciprocal_rank_fusion(ranked)
+
+        hits: list[Hit] = []
+        per: dict[str, int] = {}
+        used_tokens = 0
+        # fetch in pages of 2k: filters and the per-paper rule may skip some, and a page is one store call
+        for start in range(0, len(order), 2 * k):
+            for chunk in self._chunks(order[start : start + 2 * k], dense):
+                cid = chunk.id
+                if cid not in dense and chunk.embedding is not None:  # lexical-only: score it against the query
+                    dense[cid] = float(np.asarray(chunk.embedding, dtype=np.float32) @ qvec)
+                paper = paper_from_metadata(chunk.metadata, str(chunk.metadata.get("abstract") or chunk.text))
+                if not filters.accepts(paper) or per.get(paper.id, 0) >= per_paper:
+                    continue
+                tokens = int(chunk.metadata.get("num_tokens", 0) or 0)
+                if token_budget is not None and hits and used_tokens + tokens > token_budget:
+                    return hits
+                per[paper.id] = per.get(paper.id, 0) + 1
+                used_tokens += tokens
+                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid), tokens))
+                if len(hits) >= k:
+                    return hits
+        return hits
+
+    def _nearest(self, qvec: np.ndarray, n: int, filters: Filters) -> list[tuple[str, float]]:
+        """Dense candidates: an exact scan of the docstore's vectors for a small, unfiltered, up-to-date index;
+        otherwise Chroma's approximate (HNSW) query, which also applies metadata filters."""
+        docs = self.docs
+        exact = docs is not None and not self.stale and len(docs) <= self.settings.exact_search_max_chunks
+        if exact and not filters.has_year_range and docs is not None:
+            return docs.nearest(qvec, n)
+        return self.store.nearest(qvec.tolist(), n, filters=filters)
+
+    def _chunks(self, ids: list[str], dense: dict[str, float]) -> Iterator[StoredChunk]:
+        """Text, metadata and vector of each id, in order, read as they are consumed: from the local docstore,
+        else from the store in one call (with vectors only when some are not dense candidates). Ids found in
+        neither are left out."""
+        docs = self.docs
+        missing = [cid for cid in ids if docs is None or cid not in docs]
+        fetched: dict[str, StoredChunk] = {}
+        if missing:
+            need_vectors = any(cid not in dense for cid in missing)
+            fetched = {c.id: c for c in self.store.get(missing, with_embeddings=need_vectors)}
+        for cid in ids:
+            chunk = fetched.get(cid) if docs is None or cid not in docs else docs.get(cid)
+            if chunk is not None:
+                yield chunk
+
+    def paper(self, paper_id: str) -> Paper | None:
+        """One paper with its whole abstract, by id (never by path)."""
+        chunks = sorted(self.store.chunks_of_paper(paper_id), key=lambda c: int(c.metadata.get("position", 0)))
+        if not chunks:
+            return None
+        first = chunks[0].metadata
+        return paper_from_metadata(first, str(first.get("abstract") or chunks[0].text))

@@ -1,0 +1,116 @@
+"""The tree's rules, checked by parsing every module's imports (function-level imports included).
+
+- Each outside library is imported by its adapter only: chromadb, openai, onnxruntime/tokenizers in rag/adapters/,
+  gradio in ui/app.py.
+- The pipeline stages import downstream only: corpus <- index <- retrieve <- answer; the ground floor (types,
+  errors, settings, ports, ...) imports no stage; no stage imports an adapter or the factory.
+- No file in rag/ is much over 300 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(p for d in ("rag", "ui", "eval") for p in (ROOT / d).rglob("*.py"))
+
+# outside library -> the files (path prefixes) allowed to import it
+LIBRARY_HOMES = {
+    "chromadb": ("rag/adapters/chroma_store.py",),
+    "openai": ("rag/adapters/openai/",),
+    "onnxruntime": ("rag/adapters/embedding.py",),
+    "tokenizers": ("rag/adapters/embedding.py",),
+    "llama_cpp": (),  # run as a subprocess (`python -m llama_cpp.server`), never imported
+    "gradio": ("ui/app.py",),
+    "gradio_client": (),
+}
+STAGES = ["rag.corpus", "rag.index", "rag.retrieve", "rag.answer"]  # each may import the ones before it
+GROUND = ["rag.types", "rag.errors", "rag.settings", "rag.ports", "rag.filters", "rag.text", "rag.redact",
+          "rag.runlog", "rag.progress"]  # fmt: skip
+EDGE = ("rag.adapters", "rag.factory")
+
+
+def _module(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+IMPORTS = {path: _imports(path) for path in SOURCES}
+
+
+def test_the_rules_see_every_package():
+    modules = {_module(p) for p in SOURCES}
+    for package in [*STAGES, *GROUND, *EDGE, "rag.cli", "ui.app", "eval.runner"]:
+        assert any(_within(m, package) for m in modules), f"{package} is missing: update the rules"
+
+
+@pytest.mark.parametrize("library", sorted(LIBRARY_HOMES))
+def test_outside_libraries_are_imported_by_their_adapter_only(library: str):
+    homes = LIBRARY_HOMES[library]
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path, names in IMPORTS.items()
+        if any(_within(n, library) for n in names) and not str(path.relative_to(ROOT)).startswith(homes or ("\0",))
+    ]
+    assert offenders == [], f"{library} imported outside {homes or 'anywhere'}: {offenders}"
+
+
+def test_stages_import_downstream_only_and_never_an_adapter():
+    problems = []
+    for path, names in IMPORTS.items():
+        module = _module(path)
+        stage = next((i for i, s in enumerate(STAGES) if _within(module, s)), None)
+        ground = any(_within(module, g) for g in GROUND)
+        if stage is None and not ground:
+            continue
+        for name in names:
+            if any(_within(name, e) for e in EDGE):
+                problems.append(f"{module} imports {name} (adapters come through rag.factory at the edge)")
+            if _within(name, "ui") or _within(name, "eval") or _within(name, "rag.cli"):
+                problems.append(f"{module} imports {name}")
+            later = [s for i, s in enumerate(STAGES) if stage is None or i > stage]
+            if any(_within(name, s) for s in later):
+                problems.append(f"{module} imports the later stage {name}")
+    assert problems == []
+
+
+def test_adapters_depend_on_ports_not_on_stages():
+    problems = [
+        f"{_module(path)} imports {name}"
+        for path, names in IMPORTS.items()
+        if _within(_module(path), "rag.adapters")
+        for name in names
+        if any(_within(name, s) for s in STAGES) or _within(name, "rag.factory")
+    ]
+    assert problems == []
+
+
+def test_no_module_in_rag_is_much_over_300_lines():
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in SOURCES
+        if str(p.relative_to(ROOT)).startswith("rag/") and (n := len(p.read_text(encoding="utf-8").splitlines())) > 310
+    }
+    assert long == {}
