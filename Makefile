@@ -48,13 +48,13 @@ test: lint
 test-fast: lint
 	$(BIN)/pytest -m "not browser and not llamacpp and not slow"
 
+# Dev and held-out suites, the claims benchmark and the recorded strong-model answers, with plots.
 eval: setup
-	$(BIN)/rag index
-	$(BIN)/rag eval --out eval-out --baselines
+	$(BIN)/rag eval --out eval-out --baselines --replay
 
+# The gates on the held-out suites (what CI runs), in a fresh data directory.
 eval-check: setup
-	RAG_HOME=$$(mktemp -d) && $(BIN)/rag index --home "$$RAG_HOME" && \
-	  $(BIN)/rag eval --home "$$RAG_HOME" --llm extractive --out eval-out --check
+	RAG_HOME=$$(mktemp -d) && $(BIN)/rag eval --home "$$RAG_HOME" --llm extractive --out eval-out --replay --check
 
 bench: setup
 	$(BIN)/python bench/bench_index_search.py

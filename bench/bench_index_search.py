@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+DEV_QUESTIONS = ROOT / "eval" / "sets" / "icml2025" / "dev.jsonl"
 RAG = str(Path(sys.executable).parent / "rag")
 
 
@@ -41,7 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    questions = [json.loads(x)["question"] for x in (ROOT / "eval" / "questions.jsonl").read_text().splitlines() if x]
+    questions = [json.loads(x)["question"] for x in DEV_QUESTIONS.read_text().splitlines() if x]
 
     index_s, reindex_s, cold_s = [], [], []
     for _ in range(args.runs):

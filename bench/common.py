@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+DEV_QUESTIONS = ROOT / "eval" / "sets" / "icml2025" / "dev.jsonl"
 RESULTS = ROOT / "bench" / "results"
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
@@ -39,7 +40,7 @@ def bundled() -> list[dict]:
 
 
 def questions(gold_only: bool = False) -> list[dict]:
-    rows = [json.loads(x) for x in (ROOT / "eval" / "questions.jsonl").read_text().splitlines() if x.strip()]
+    rows = [json.loads(x) for x in DEV_QUESTIONS.read_text().splitlines() if x.strip()]
     return [r for r in rows if r.get("gold")] if gold_only else rows
 
 

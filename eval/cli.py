@@ -1,4 +1,5 @@
-"""`rag eval`: run a question set, optional baselines and judge, write the report, check the gates."""
+"""`rag eval`: run the suites (dev and held-out test question sets, each with its corpus), the claim-checking
+benchmark and, with --replay, the recorded strong-model answers; write the report; check the gates."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from eval.suites import CLAIMS, Suite, bundled_suites, file_suite, sha256
 from rag.errors import RagError
 from rag.settings import Settings
 
 __all__ = ["cmd_eval"]
 
-KEY_METRICS = ("recall@5", "mrr", "ndcg@10", "citation_validity", "citation_support", "citation_recall",
-               "fact_coverage", "hallucination_rate", "abstention_accuracy", "false_abstention_rate",
-               "latency_p50", "latency_p95")
+KEY_METRICS = ("recall@5", "citation_validity", "citation_precision", "citation_support", "fact_coverage",
+               "hallucination_rate", "abstention_accuracy", "false_abstention_rate", "latency_p50")  # fmt: skip
 
 
 def _f(value: Any) -> str:
@@ -23,43 +24,90 @@ def _f(value: Any) -> str:
 
 
 def _print_summary(summary: dict[str, Any], report: Path) -> None:
-    from eval.report import METRICS
+    from eval.fields import METRICS
 
-    overall = summary["overall"]
-    run = summary["run"]
-    errors = summary.get("errors", 0)
-    print(f"{overall['n']} questions, backend {run['backend']} / {run['model']}, {run['duration_s']:.1f} s"
-          + (f", {errors} failed" if errors else ""))
+    run, suites = summary["run"], summary["suites"]
+    print(f"backend {run['backend']} / {run['model']}, {run['duration_s']:.1f} s")
+    names = list(suites)
     width = max(len(METRICS[m]) for m in KEY_METRICS)
+    print(f"  {'':<{width}}  " + "  ".join(f"{n:>16}" for n in names))
     for m in KEY_METRICS:
-        print(f"  {METRICS[m]:<{width}}  {_f(overall.get(m))}")
-    for mode, block in (summary.get("baselines") or {}).items():
-        print(f"  baseline {mode:<8} recall@5 {_f(block.get('recall@5'))}  MRR {_f(block.get('mrr'))}  "
-              f"nDCG@10 {_f(block.get('ndcg@10'))}")
-    judge = summary.get("judge")
-    if judge:
-        print(f"  judge {judge.get('model')}: faithfulness {_f(judge.get('faithfulness'))}, "
-              f"answer relevance {_f(judge.get('answer_relevance'))} (1-5), {judge.get('n_judged')} judged")
-    compare = summary.get("compare")
-    if compare:
-        print(f"  vs {compare['with']}: {len(compare['better'])} better, {len(compare['worse'])} worse"
-              + (f" (worse: {', '.join(compare['worse'][:6])}{', …' if len(compare['worse']) > 6 else ''})"
-                 if compare["worse"] else ""))
+        print(f"  {METRICS[m]:<{width}}  " + "  ".join(f"{_f(suites[n]['overall'].get(m)):>16}" for n in names))
+    for split, block in (summary.get("claims") or {}).items():
+        print(f"  claims {split}: {_f(block.get('catch_rate'))} of wrong sentences caught, "
+              f"{_f(block.get('false_flag_rate'))} of faithful ones flagged")  # fmt: skip
+    for name, s in suites.items():
+        if s.get("replay"):
+            sc = s["replay"]["scores"]
+            print(f"  replay {name}: {sc['outcomes']}; faithful flagged {_f(sc['faithful_flag_rate'])}, "
+                  f"planted caught {_f(sc['planted_catch_rate'])}")  # fmt: skip
     failed = summary["gates"]["failed"]
-    print("quality gates: all passed" if not failed else f"quality gates: {len(failed)} failed")
+    print("quality gates (held-out suites): all passed" if not failed else f"quality gates: {len(failed)} failed")
     print(f"report: {report}")
 
 
-def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from eval.gates import check_gates
-    from eval.questions import DEFAULT_QUESTIONS, load_questions
-    from eval.report import build_summary, load_summary, write_outputs
-    from eval.runner import run_eval, run_retrieval_baselines
-    from rag.factory import open_assistant
-    from rag.progress import ProgressBar
+def _suites(args: argparse.Namespace) -> list[Suite]:
+    files = getattr(args, "questions", None) or []
+    suites = [file_suite(Path(q)) for q in files] if files else bundled_suites()
+    split = getattr(args, "split", None)
+    if split and split != "all":
+        suites = [s for s in suites if s.split == split]
+    if not suites:
+        raise RagError(f"no question set to run (split {split})")
+    return suites
 
-    questions_path = Path(args.questions) if getattr(args, "questions", None) else DEFAULT_QUESTIONS
-    questions = load_questions(questions_path)
+
+class _Run:
+    """One `rag eval`: the shared embedder, an assistant per suite, the results."""
+
+    def __init__(self, args: argparse.Namespace, settings: Settings) -> None:
+        from rag.factory import lazy_embedder
+
+        self.args, self.settings = args, settings
+        self.embedder = lazy_embedder(settings)  # one model for every suite
+        self.k = getattr(args, "k", None)
+        self.llm, self.model = getattr(args, "llm", None), getattr(args, "model", None)
+
+    def suite_settings(self, suite: Suite) -> Settings:
+        if suite.corpus is None:
+            return self.settings
+        from rag.factory import build_index
+
+        s = self.settings.replace(collection=suite.collection)
+        build_index(s, [suite.corpus], embedder=self.embedder)  # unchanged corpus: nothing is re-embedded
+        return s
+
+    def questions(self, suite: Suite) -> Any:
+        from eval.questions import load_questions
+
+        return load_questions(suite.questions)
+
+    def run_suite(self, suite: Suite, settings: Settings, bar_label: str, **overrides: Any) -> tuple[Any, list]:
+        from eval.runner import run_eval
+        from rag.factory import open_assistant
+        from rag.progress import ProgressBar
+
+        assistant = open_assistant(settings.replace(**overrides) if overrides else settings, embedder=self.embedder)
+        llm = "openai" if overrides else self.llm
+        with ProgressBar(bar_label, unit="q") as bar:
+            results = run_eval(assistant, self.questions(suite), llm=llm, model=self.model, k=self.k,
+                               progress=bar.update)  # fmt: skip
+        return assistant, results
+
+
+def _backend_share(results: list[dict[str, Any]], backend: str) -> float | None:
+    """Share of answers the requested backend actually wrote (not refused before it spoke, not replaced)."""
+    if not results:
+        return None
+    written = [r for r in results if r.get("backend") == backend and not r.get("abstain_reason") and not r.get("error")]
+    return len(written) / len(results)
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from eval.compare import load_summary
+    from eval.report import build_summary, write_outputs
+
+    suites = _suites(args)
     k = getattr(args, "k", None)
     if k is not None and not 1 <= k <= settings.retrieval.max_k:
         raise RagError(f"-k must be between 1 and {settings.retrieval.max_k}, got {k}")
@@ -68,58 +116,116 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         raise RagError(f"--out {out_dir} exists and is not a directory")
-    llm, model = getattr(args, "llm", None), getattr(args, "model", None)
 
-    assistant = open_assistant(settings)
-    try:
-        backend = assistant.backend_for(llm)
-        want_judge = bool(getattr(args, "judge", False))
-        judge_chat = None
-        if want_judge:
-            from eval.judge import judge_model
+    run = _Run(args, settings)
+    started_at, t0 = time.strftime("%Y-%m-%dT%H:%M:%S%z"), time.perf_counter()
+    summaries: dict[str, Any] = {}
+    results: dict[str, list[dict[str, Any]]] = {}
+    details: dict[str, list[dict[str, Any]]] = {}
+    backend = "?"
+    claims_checker: Any = None
+    for suite in suites:
+        s = run.suite_settings(suite)
+        assistant, rows = run.run_suite(suite, s, suite.name)
+        try:
+            backend = assistant.backend_for(run.llm)
+            summary = build_summary(rows, suite=_describe(suite), baselines=_baselines(args, assistant, suite, run),
+                                    judge=_judge(args, assistant, rows, run))  # fmt: skip
+            if backend != "extractive":
+                summary["overall"]["backend_share"] = _backend_share(rows, backend)
+            if claims_checker is None and suite.corpus is not None and suite.name.startswith("icml2025"):
+                claims_checker = assistant
+            else:
+                assistant.close()
+        except BaseException:
+            assistant.close()
+            raise
+        if getattr(args, "replay", False) and suite.recorded is not None:
+            summary["replay"], details[f"{suite.name}-replay"] = _replay(run, suite, s)
+        summaries[suite.name], results[suite.name] = summary, rows
 
-            judge_chat = judge_model(assistant, model)  # no endpoint: a clear error before the run
-        started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        t0 = time.perf_counter()
-        with ProgressBar("eval", unit="q") as bar:
-            results = run_eval(assistant, questions, llm=llm, model=model, k=k, progress=bar.update)
-        duration = time.perf_counter() - t0
-        baselines = None
-        if getattr(args, "baselines", False):
-            with ProgressBar("baselines", unit="search") as bar:
-                baselines = run_retrieval_baselines(assistant.retriever, questions, progress=bar.update)
-        judge = None
-        if judge_chat is not None:
-            from eval.judge import run_judge
+    claims: dict[str, Any] = {}
+    if claims_checker is not None and not getattr(args, "no_claims", False):
+        claims, claim_rows = _claims(claims_checker)
+        details.update({f"claims-{split}": r for split, r in claim_rows.items()})
+    if claims_checker is not None:
+        claims_checker.close()
 
-            with ProgressBar("judge", unit="q") as bar:
-                judge = run_judge(assistant, results, chat=judge_chat, progress=bar.update)
-    finally:
-        assistant.close()
-
-    answered_by: dict[str, int] = {}
-    for r in results:
-        if r.get("backend"):
-            answered_by[r["backend"]] = answered_by.get(r["backend"], 0) + 1
-    models = sorted({str(r["model"]) for r in results if r.get("model")})
-    run = {
-        "questions_file": str(questions_path),
-        "n_questions": len(questions),
-        "timestamp": started_at,
-        "duration_s": duration,
-        "backend": backend,
-        "model": ", ".join(models) or (model or settings.endpoint.model or backend),
-        "answered_by_backend": answered_by,
-        "k": k or settings.retrieval.k,
-        "settings": settings.public_dict(),
+    models = sorted({str(r["model"]) for rows in results.values() for r in rows if r.get("model")})
+    summary_all: dict[str, Any] = {
+        "run": {"timestamp": started_at, "duration_s": time.perf_counter() - t0, "backend": backend,
+                "model": ", ".join(models) or (run.model or settings.endpoint.model or backend),
+                "k": k or settings.retrieval.k, "settings": settings.public_dict()},  # fmt: skip
+        "suites": summaries,
     }
-    summary = build_summary(results, run=run, baselines=baselines, judge=judge)
-    report = write_outputs(out_dir, results, summary, compare_dir=compare_dir, compare_with=before)
-    _print_summary(summary, report)
-
-    failures = check_gates(summary)
+    if claims:
+        summary_all["claims"] = claims
+    report = write_outputs(out_dir, summary_all, results, details=details, compare_dir=compare_dir,
+                           compare_with=before)  # fmt: skip
+    _print_summary(summary_all, report)
+    failures = summary_all["gates"]["failed"]
     if getattr(args, "check", False) and failures:
         for f in failures:
             print(f"gate failed: {f}", file=sys.stderr)
         return 1
     return 0
+
+
+def _describe(suite: Suite) -> dict[str, Any]:
+    return {"split": suite.split, "questions_file": str(suite.questions), "sha256": sha256(suite.questions),
+            "corpus": str(suite.corpus) if suite.corpus else None}  # fmt: skip
+
+
+def _baselines(args: argparse.Namespace, assistant: Any, suite: Suite, run: _Run) -> Any:
+    if not getattr(args, "baselines", False):
+        return None
+    from eval.runner import run_retrieval_baselines
+    from rag.progress import ProgressBar
+
+    with ProgressBar(f"{suite.name} baselines", unit="search") as bar:
+        return run_retrieval_baselines(assistant.retriever, run.questions(suite), progress=bar.update)
+
+
+def _judge(args: argparse.Namespace, assistant: Any, rows: list[dict[str, Any]], run: _Run) -> Any:
+    if not getattr(args, "judge", False):
+        return None
+    from eval.judge import judge_model, run_judge
+    from rag.progress import ProgressBar
+
+    chat = judge_model(assistant, run.model)  # no endpoint: a clear error
+    with ProgressBar("judge", unit="q") as bar:
+        return run_judge(assistant, rows, chat=chat, progress=bar.update)
+
+
+def _replay(run: _Run, suite: Suite, settings: Settings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The suite answered by the replay server's recorded strong-model answers, checked offline."""
+    from eval.metrics import summarize
+    from eval.recorded import load_recorded, score_replay
+    from eval.replay_server import ReplayServer
+    from rag.corpus import read_papers
+
+    assert suite.recorded is not None and suite.corpus is not None
+    recorded = load_recorded(suite.recorded)
+    titles = {p.id: p.title for p in read_papers([suite.corpus])}
+    with ReplayServer(recorded, titles) as server:
+        overrides = {"llm": "openai", "openai_base_url": server.base_url, "openai_api_key": None,
+                     "model": "recorded", "verify": "offline"}  # fmt: skip
+        assistant, rows = run.run_suite(suite, settings, f"{suite.name} replay", **overrides)
+        assistant.close()
+    scores = score_replay(rows, recorded)
+    answers = {a["id"]: a for a in scores.pop("answers")}
+    return {"overall": summarize(rows)["overall"], "scores": scores}, [
+        {**r, "replay": answers.get(r["id"])} for r in rows
+    ]
+
+
+def _claims(assistant: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    from eval.claims import load_claims, run_claims, summarize_claims
+
+    summaries, rows = {}, {}
+    for split in ("dev", "test"):
+        path = CLAIMS / f"{split}.jsonl"
+        if path.exists():
+            rows[split] = run_claims(load_claims(path), assistant.checker, assistant.retriever.paper)
+            summaries[split] = {"file": str(path), "sha256": sha256(path), **summarize_claims(rows[split])}
+    return summaries, rows

@@ -44,9 +44,25 @@ def load_summary(directory: str | Path) -> dict[str, Any]:
         raise RagError(f"--compare: no summary.json in {directory}; give an earlier run's --out directory") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RagError(f"--compare: cannot read {path}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("overall"), dict):
-        raise RagError(f"--compare: {path} is not an evaluation summary (no 'overall' metrics)")
+    if isinstance(data, dict) and isinstance(data.get("overall"), dict):  # a run from before suites existed
+        data = {"run": data.get("run") or {}, "suites": {"questions": data}}
+    if not isinstance(data, dict) or not isinstance(data.get("suites"), dict):
+        raise RagError(f"--compare: {path} is not an evaluation summary (no 'suites')")
     return data
+
+
+def compare_runs(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """compare_summaries for every suite both runs have; better/worse lists name the suite."""
+    b_suites, a_suites = before.get("suites") or {}, after.get("suites") or {}
+    suites = {n: compare_summaries(b_suites[n], a_suites[n]) for n in a_suites if n in b_suites}
+    if not suites and len(b_suites) == 1 and len(a_suites) == 1:  # one question file each: compare them
+        (_, bs), (an, as_) = next(iter(b_suites.items())), next(iter(a_suites.items()))
+        suites = {an: compare_summaries(bs, as_)}
+    return {
+        "suites": suites,
+        "better": [f"{n}: {b}" for n, c in suites.items() for b in c["better"]],
+        "worse": [f"{n}: {w}" for n, c in suites.items() for w in c["worse"]],
+    }
 
 
 def _direction(metric: str, before: Any, after: Any) -> str:
@@ -114,7 +130,17 @@ _ARROWS = {"better": "▲ better", "worse": "▼ worse", "same": "=", "changed":
 
 
 def compare_section(compare: Mapping[str, Any], compare_dir: str | None) -> list[str]:
+    """The comparison of a whole run: one sub-section per suite both runs have."""
     lines = [f"## Comparison with {cell(compare_dir or 'the earlier run')}", ""]
+    if not compare.get("suites"):
+        return lines + ["The runs have no suite in common.", ""]
+    for name, comparison in compare["suites"].items():
+        lines += _suite_comparison(name, comparison)
+    return lines
+
+
+def _suite_comparison(name: str, compare: Mapping[str, Any]) -> list[str]:
+    lines = [f"### {cell(name)}", ""]
     better, worse = compare.get("better") or [], compare.get("worse") or []
     lines.append(f"**Better ({len(better)}):** " + (", ".join(cell(b) for b in better) if better else "nothing"))
     lines.append("")
@@ -127,13 +153,13 @@ def compare_section(compare: Mapping[str, Any], compare_dir: str | None) -> list
             for r in items
         ]
 
-    lines += ["### Overall", ""]
+    lines += ["#### Overall", ""]
     lines += table(["metric", "before", "after", "delta", ""], rows(compare.get("overall") or []), "lrrrl") + [""]
     changed_types = {
         t: [r for r in rs if r["direction"] in ("better", "worse", "changed")]
         for t, rs in (compare.get("by_type") or {}).items()
     }
-    lines += ["### By question type (changed metrics only)", ""]
+    lines += ["#### By question type (changed metrics only)", ""]
     any_change = False
     for t, rs in changed_types.items():
         if not rs:

@@ -1,4 +1,5 @@
-"""The PNG plots of an evaluation run: recall@k curves, metrics by question type, and answer latency.
+"""The PNG plots of an evaluation run: recall@k per suite, metrics per suite and by type, the claim check by kind,
+and answer latency.
 
 The only module that imports matplotlib, inside make_plots and with the Agg backend (no display needed).
 """
@@ -14,9 +15,12 @@ from eval.fields import METRICS, gold_ids, retrieved_ids
 from eval.metrics import mean, recall_at_k
 
 TYPE_PLOT_METRICS = ("recall@5", "citation_recall", "citation_support", "fact_coverage", "abstention_accuracy")
+SUITE_PLOT_METRICS = ("recall@5", "citation_precision", "fact_coverage", "abstention_accuracy", "false_abstention_rate")
 PLOTS = {
-    "recall_at_k.png": "Recall@k for k = 1..10",
-    "metrics_by_type.png": "Metrics by question type",
+    "recall_at_k.png": "Recall@k for k = 1..10, per suite",
+    "metrics_by_suite.png": "Key metrics per suite (dev and held-out test)",
+    "metrics_by_type.png": "Metrics by question type (held-out suite)",
+    "claims_by_kind.png": "Claim check: share flagged per kind",
     "latency.png": "Answer latency",
 }
 
@@ -27,79 +31,97 @@ def _recall_curve(results: Sequence[Mapping[str, Any]], max_k: int = 10) -> list
 
 
 def _nan(v: Any) -> float:
-    return float(v) if isinstance(v, (int, float)) else float("nan")
+    return float(v) if isinstance(v, int | float) else float("nan")
 
 
-def make_plots(out_dir: Path, results: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> list[str]:
+def _bars(ax: Any, groups: Sequence[str], series: Mapping[str, Sequence[float]]) -> None:
+    width = 0.8 / max(1, len(series))
+    for i, (label, values) in enumerate(series.items()):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(groups))]
+        ax.bar(xs, values, width, label=label)
+        for x, v in zip(xs, values, strict=True):
+            if v == 0.0:  # a zero bar is invisible: mark it so it is not mistaken for "not applicable"
+                ax.text(x, 0.01, "0", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(groups)), groups, rotation=25, ha="right")
+    ax.set(ylim=(0, 1.05))
+    ax.grid(axis="y", alpha=0.3)
+
+
+def make_plots(
+    out_dir: Path, results: Mapping[str, Sequence[Mapping[str, Any]]], summary: Mapping[str, Any]
+) -> list[str]:
     """Write the PNGs into out_dir; returns their file names (in report order)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    suites = summary.get("suites") or {}
     written: list[str] = []
     ks = list(range(1, 11))
 
-    # recall@k curves
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    baselines = summary.get("baselines") or {}
-    curves = {mode: b.get("recall_curve") for mode, b in baselines.items() if b.get("recall_curve")}
-    if not curves:
-        curves = {"hybrid (this run)": _recall_curve(results)}
-    for label, curve in curves.items():
-        ax.plot(ks[: len(curve)], [_nan(v) for v in curve], marker="o", label=label)
-    lowest = min((v for c in curves.values() for v in c if isinstance(v, (int, float))), default=0.0)
-    ax.set(
-        xlabel="k (papers retrieved)",
-        ylabel="recall@k",
-        title="Recall@k on answerable questions",
-        ylim=(max(0.0, math.floor(lowest * 10) / 10 - 0.05), 1.02),
-        xticks=ks,
-    )
+    def save(fig: Any, name: str) -> None:
+        fig.tight_layout()
+        fig.savefig(out_dir / name, dpi=110)
+        plt.close(fig)
+        written.append(name)
+
+    fig, ax = plt.subplots(figsize=(6.8, 4.4))
+    lowest = 1.0
+    for name, rows in results.items():
+        curve = _recall_curve(rows)
+        ax.plot(ks, [_nan(v) for v in curve], marker="o", label=f"{name} (hybrid)")
+        lowest = min([lowest, *(v for v in curve if isinstance(v, int | float))])
+        for mode, b in ((suites.get(name) or {}).get("baselines") or {}).items():
+            if mode != "hybrid" and b.get("recall_curve"):
+                ax.plot(ks, [_nan(v) for v in b["recall_curve"]], linestyle="--", alpha=0.7, label=f"{name} ({mode})")
+                lowest = min([lowest, *(v for v in b["recall_curve"] if isinstance(v, int | float))])
+    ax.set(xlabel="k (papers retrieved)", ylabel="recall@k", title="Recall@k on answerable questions",
+           ylim=(max(0.0, math.floor(lowest * 10) / 10 - 0.05), 1.02), xticks=ks)  # fmt: skip
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(out_dir / "recall_at_k.png", dpi=110)
-    plt.close(fig)
-    written.append("recall_at_k.png")
+    ax.legend(loc="lower right", fontsize=7)
+    save(fig, "recall_at_k.png")
 
-    # metrics by type: grouped bars
-    by_type = summary.get("by_type") or {}
-    types = list(by_type)
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.1 * len(types) + 2), 4.4))
-    width = 0.8 / len(TYPE_PLOT_METRICS)
-    for i, metric in enumerate(TYPE_PLOT_METRICS):
-        xs = [j + (i - (len(TYPE_PLOT_METRICS) - 1) / 2) * width for j in range(len(types))]
-        values = [_nan(by_type[t].get(metric)) for t in types]
-        ax.bar(xs, values, width, label=METRICS[metric])
-        for x, v in zip(xs, values, strict=True):
-            if v == 0.0:  # a zero bar is invisible: mark it so it is not mistaken for "not applicable"
-                ax.text(x, 0.01, "0", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(range(len(types)), types, rotation=25, ha="right")
-    ax.set(ylabel="score", ylim=(0, 1.05), title="Metrics by question type (missing bar = not applicable)")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.25))
-    fig.tight_layout()
-    fig.savefig(out_dir / "metrics_by_type.png", dpi=110)
-    plt.close(fig)
-    written.append("metrics_by_type.png")
+    names = list(suites)
+    fig, ax = plt.subplots(figsize=(max(6.8, 1.3 * len(SUITE_PLOT_METRICS) + 2), 4.4))
+    _bars(ax, [METRICS[m] for m in SUITE_PLOT_METRICS],
+          {f"{n} ({suites[n].get('split')})": [_nan((suites[n].get("overall") or {}).get(m))
+                                                for m in SUITE_PLOT_METRICS] for n in names})  # fmt: skip
+    ax.set(ylabel="score", title="Per suite: dev (tuned on) beside held-out test")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
+    save(fig, "metrics_by_suite.png")
 
-    # latency histogram
-    latencies = [float(r["latency_s"]) for r in results if isinstance(r.get("latency_s"), (int, float))]
+    held = next((n for n in names if suites[n].get("split") == "test"), names[0] if names else None)
+    by_type = (suites.get(held) or {}).get("by_type") or {} if held else {}
+    if by_type:
+        types = list(by_type)
+        fig, ax = plt.subplots(figsize=(max(6.4, 1.1 * len(types) + 2), 4.4))
+        _bars(ax, types, {METRICS[m]: [_nan(by_type[t].get(m)) for t in types] for m in TYPE_PLOT_METRICS})
+        ax.set(ylabel="score", title=f"{held}: metrics by question type (missing bar = not applicable)")
+        ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+        save(fig, "metrics_by_type.png")
+
+    claims = summary.get("claims") or {}
+    if claims:
+        kinds = sorted({k for s in claims.values() for k in s.get("by_kind") or {}})
+        fig, ax = plt.subplots(figsize=(max(6.8, 0.6 * len(kinds) + 2), 4.4))
+        _bars(ax, kinds, {split: [_nan(((s.get("by_kind") or {}).get(k) or {}).get("flag_rate")) for k in kinds]
+                          for split, s in claims.items()})  # fmt: skip
+        ax.set(ylabel="share flagged", title="Claim check: wrong kinds should be high, faithful kinds low")
+        ax.legend(fontsize=8)
+        save(fig, "claims_by_kind.png")
+
+    latencies = [float(r["latency_s"]) for rows in results.values() for r in rows
+                 if isinstance(r.get("latency_s"), int | float)]  # fmt: skip
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     if latencies:
         ax.hist(latencies, bins=min(30, max(5, len(latencies) // 3)), color="tab:blue", alpha=0.8)
-        overall = summary.get("overall") or {}
-        for key, style in (("latency_p50", "--"), ("latency_p95", ":")):
-            value = overall.get(key)
-            if isinstance(value, (int, float)):
-                ax.axvline(value, color="black", linestyle=style, label=f"{key[-3:]} = {value:.3f} s")
+        for p, style in ((50, "--"), (95, ":")):
+            value = sorted(latencies)[min(len(latencies) - 1, int(round(p / 100 * (len(latencies) - 1))))]
+            ax.axvline(value, color="black", linestyle=style, label=f"p{p} = {value:.3f} s")
         ax.legend()
     else:
         ax.text(0.5, 0.5, "no latency recorded", ha="center", va="center", transform=ax.transAxes)
-    ax.set(xlabel="seconds per answer", ylabel="questions", title="Answer latency")
-    fig.tight_layout()
-    fig.savefig(out_dir / "latency.png", dpi=110)
-    plt.close(fig)
-    written.append("latency.png")
+    ax.set(xlabel="seconds per answer", ylabel="questions", title="Answer latency (all suites)")
+    save(fig, "latency.png")
     return written

@@ -62,6 +62,8 @@ def _base_result(q: Question) -> dict[str, Any]:
         "prompt_tokens": None,
         "completion_tokens": None,
         "notes": [],
+        "abstain_reason": None,
+        "checks": [],
         "error": None,
     }
 
@@ -92,6 +94,8 @@ def run_one(
             prompt_tokens=answer.usage.prompt_tokens,
             completion_tokens=answer.usage.completion_tokens,
             notes=list(answer.notes),
+            abstain_reason=answer.abstain_reason,
+            checks=list(answer.checks),
         )
     try:
         hits = assistant.retriever.search(query, _retrieved_k(assistant, k), mode="hybrid")

@@ -172,6 +172,11 @@ class Chats:
             return OpenAIChatModel.from_settings(self.settings.endpoint, model=model)
         raise ConfigError(f"unknown answer backend '{backend}'")
 
+    def capable(self, chat: ChatModel) -> bool:
+        if chat.backend == "fake":  # a scripted test double replays text; it cannot judge claims
+            return False
+        return chat.backend != "local" or bool(self.settings.endpoint.local_model_path)
+
     def close(self) -> None:
         with self._lock:
             stop, self._stop_local, self._local = self._stop_local, None, None

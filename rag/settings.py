@@ -85,6 +85,9 @@ class AnswerSettings:
     temperature: float = field(default=0.0, metadata=_range(0.0, 2.0))
     max_tokens: int = field(default=512, metadata=_range(1, 100_000))
     support_threshold: float = field(default=0.55, metadata=_range(0.0, 1.0))  # sentence-to-source similarity
+    # which support checks judge an answer: offline (always), plus an LLM check ("llm"); "auto" adds the LLM
+    # check for answers from an LLM endpoint (not for the packaged SmolLM2)
+    verify: str = field(default="auto", metadata=_range(choices=VERIFY_CHOICES))
     max_question_chars: int = field(default=4000, metadata=_range(1, 1_000_000))
     max_history_turns: int = field(default=6, metadata=_range(0, 1000))
     prompts_dir: Path = PROMPTS_DIR

@@ -62,6 +62,18 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class SentenceCheck:
+    """How one answer sentence fared against the sources it cites."""
+
+    sentence: str  # as in the answer, [n] markers kept
+    cited: tuple[int, ...]  # source numbers it cites
+    supported: bool
+    reason: str | None = None  # why not, in words ("78% is not in [1]", "cites no retrieved source")
+    evidence: tuple[tuple[int, str], ...] = ()  # (source number, source sentence) that back it best
+    checks: tuple[str, ...] = ("offline",)  # which checks judged it
+
+
+@dataclass(frozen=True)
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -88,6 +100,9 @@ class Answer:
     checked_sentences: int = 0  # answer sentences the support check judged
     notes: tuple[str, ...] = ()  # e.g. "fell back to extractive: no supported sentence"
     mode: str = "answer"  # "answer" or "summary"
+    abstain_reason: str | None = None  # why it refused before any backend wrote a word (None: it did not)
+    checks: tuple[str, ...] = ()  # the support checks that judged the sentences: "offline", "llm"
+    sentence_checks: tuple[SentenceCheck, ...] = ()  # one per checked sentence, in answer order
 
     def to_record(self) -> dict[str, Any]:
         """The answer as JSON-safe values: `rag ask --json` prints it, the run log stores it."""
@@ -112,6 +127,18 @@ class Answer:
             "unsupported": list(self.unsupported),
             "checked_sentences": self.checked_sentences,
             "removed_citations": self.removed_citations,
+            "abstain_reason": self.abstain_reason,
+            "checks": list(self.checks),
+            "sentence_checks": [
+                {
+                    "sentence": c.sentence,
+                    "cited": list(c.cited),
+                    "supported": c.supported,
+                    "reason": c.reason,
+                    "evidence": [{"n": n, "text": text} for n, text in c.evidence],
+                }
+                for c in self.sentence_checks
+            ],
             "complete": self.complete,
             "backend": self.backend,
             "model": self.model,

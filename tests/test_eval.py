@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from eval.compare import compare_summaries
-from eval.gates import GATES, check_gates
+from eval.compare import compare_summaries, load_summary
+from eval.gates import GATES, check_gates, gate_status
 from eval.judge import parse_faithfulness, parse_json_object, parse_relevance, run_judge
 from eval.questions import DEFAULT_QUESTIONS, Question, load_questions
 from eval.report import build_summary, write_outputs
@@ -121,7 +121,8 @@ class _FakeAnswerer:
             text="An answer [1].", standalone_question=question, citations=[SimpleNamespace(paper_id="p0")],
             sources=[hit], abstained=False, unsupported=(), checked_sentences=1, latency_s=0.5,
             backend="extractive", model="extractive", prompt="extractive",
-            usage=SimpleNamespace(prompt_tokens=0, completion_tokens=0), notes=(),
+            usage=SimpleNamespace(prompt_tokens=0, completion_tokens=0), notes=(), abstain_reason=None,
+            checks=("offline",),
         )
 
 
@@ -140,29 +141,44 @@ def test_run_eval_records_failures_and_goes_on() -> None:
     assert seen[-1] == (4, 4)
     expected = {"id", "question", "type", "gold", "answer", "citations", "retrieved", "sources", "abstained",
                 "unsupported", "n_sentences", "must_include", "must_not_include", "latency_s", "backend", "model",
-                "prompt", "prompt_tokens", "completion_tokens", "notes", "error"}
+                "prompt", "prompt_tokens", "completion_tokens", "notes", "abstain_reason", "checks", "error"}
     assert all(set(r) == expected for r in results)
 
 
 # --------------------------------------------------------------------------- gates
 
 
-def _summary(**overall: Any) -> dict[str, Any]:
-    base = {"recall@5": 1.0, "citation_validity": 1.0, "abstention_accuracy": 1.0}
+def _summary(split: str = "test", claims: dict[str, Any] | None = None, **overall: Any) -> dict[str, Any]:
+    base = {"recall@5": 1.0, "citation_validity": 1.0, "abstention_accuracy": 1.0, "false_abstention_rate": 0.0,
+            "fact_coverage": 1.0, "citation_precision": 1.0}
     base.update(overall)
-    return {"overall": base}
+    out: dict[str, Any] = {"suites": {"s": {"split": split, "overall": base}}}
+    if claims is not None:
+        out["claims"] = {"test": claims}
+    return out
 
 
 def test_gates() -> None:
-    assert GATES == {"recall@5": 0.95, "citation_validity": 1.0, "abstention_accuracy": 0.8}
+    by_metric = {(g.scope, g.metric): g for g in GATES}
+    assert by_metric[("suite", "recall@5")].threshold == 0.95 and by_metric[("suite", "recall@5")].target == 0.98
     assert check_gates(_summary()) == []
     assert check_gates(_summary(**{"recall@5": 0.95, "abstention_accuracy": 0.8})) == []
     assert check_gates(_summary(citation_validity=0.9999999999999999)) == []  # float noise of a mean of 1.0s
-    failed = check_gates(_summary(**{"recall@5": 0.9, "citation_validity": 0.98, "abstention_accuracy": 0.5}))
-    assert len(failed) == 3
-    assert failed[0] == "recall@5 = 0.900 is below the gate 0.95"
-    assert "0.949" in check_gates(_summary(**{"recall@5": 0.9499}))[0]  # never shown as 0.950 < 0.95
+    failed = check_gates(_summary(**{"recall@5": 0.9, "citation_validity": 0.98, "abstention_accuracy": 0.2}))
+    assert len(failed) == 3, failed
+    assert failed[0] == "s: recall@5 = 0.900 does not meet the gate >= 0.95"
     assert check_gates(_summary(abstention_accuracy=None)) == []  # no unanswerable question: skipped
+    high = check_gates(_summary(false_abstention_rate=0.5))
+    assert high == ["s: false abstention rate = 0.500 does not meet the gate <= 0.3"]
+    assert check_gates(_summary("dev", **{"recall@5": 0.1})) == []  # dev is tuned on: never gated
+    claims = {"catch_rate": 0.1, "false_flag_rate": 0.0}
+    assert check_gates(_summary(claims=claims)) == [
+        "claims test: wrong sentences caught = 0.100 does not meet the gate >= 0.3"
+    ]
+    rows = gate_status(_summary())
+    assert {r["scope"] for r in rows} == {"s"}
+    assert [r["metric"] for r in rows if r["passed"] is None] == ["backend_share"]
+    assert all(r["passed"] for r in rows if r["metric"] != "backend_share")  # extractive run: no backend share
 
 
 # --------------------------------------------------------------------------- report (synthetic, no model)
@@ -199,9 +215,17 @@ def _synthetic(worse: bool = False) -> list[dict[str, Any]]:
 
 
 def _run_info() -> dict[str, Any]:
-    return {"questions_file": "synthetic.jsonl", "n_questions": 8, "timestamp": "2025-01-01T00:00:00+0000",
-            "duration_s": 1.0, "backend": "extractive", "model": "extractive", "k": 5,
-            "settings": load_settings(env={}, openai_api_key="sk-secret").public_dict()}
+    return {"timestamp": "2025-01-01T00:00:00+0000", "duration_s": 1.0, "backend": "extractive", "model": "extractive",
+            "k": 5, "settings": load_settings(env={}, openai_api_key="sk-secret").public_dict()}
+
+
+def _run(results: list[dict[str, Any]], baselines: Any = None) -> dict[str, Any]:
+    suite = {"split": "test", "questions_file": "synthetic.jsonl", "sha256": "ab" * 32, "corpus": None}
+    return {"run": _run_info(), "suites": {"synthetic": build_summary(results, suite=suite, baselines=baselines)},
+            "claims": {"test": {"n": 4, "catch_rate": 0.5, "false_flag_rate": 0.25,
+                                "by_kind": {"negation": {"label": "wrong", "n": 2, "flagged": 1, "flag_rate": 0.5},
+                                            "reworded": {"label": "faithful", "n": 2, "flagged": 1,
+                                                         "flag_rate": 0.5}}}}}  # fmt: skip
 
 
 def test_report_files_plots_and_compare(tmp_path: Path) -> None:
@@ -209,53 +233,57 @@ def test_report_files_plots_and_compare(tmp_path: Path) -> None:
                         "ndcg@10": 0.7, "recall_curve": [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.0]}
                  for mode in ("hybrid", "dense", "lexical")}
     before_dir = tmp_path / "before"
-    before = build_summary(_synthetic(), run=_run_info(), baselines=baselines)
-    write_outputs(before_dir, _synthetic(), before)
+    before = _run(_synthetic(), baselines)
+    write_outputs(before_dir, before, {"synthetic": _synthetic()})
 
     after_results = _synthetic(worse=True)
-    after = build_summary(after_results, run=_run_info())
-    report = write_outputs(tmp_path / "after", after_results, after, compare_dir=before_dir)
+    after = _run(after_results)
+    report = write_outputs(tmp_path / "after", after, {"synthetic": after_results}, compare_dir=before_dir,
+                           compare_with=load_summary(before_dir))
     out = tmp_path / "after"
     assert report == out / "report.md"
 
     text = report.read_text(encoding="utf-8")
-    for png in ("recall_at_k.png", "metrics_by_type.png", "latency.png"):
+    for png in ("recall_at_k.png", "metrics_by_suite.png", "metrics_by_type.png", "claims_by_kind.png", "latency.png"):
         data = (out / png).read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 2000, png
         assert f"]({png})" in text
         assert (before_dir / png).read_bytes().startswith(PNG_MAGIC)
 
-    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (out / "results" / "synthetic.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["id"] for line in lines] == [f"q{i}" for i in range(1, 9)]
 
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["run"]["settings"]["openai_api_key"] == "***"
     assert "sk-secret" not in (out / "summary.json").read_text(encoding="utf-8")
-    assert summary["errors"] == 1
-    assert "fact" in summary["by_type"] and "overall" in summary
-    assert summary["overall"]["latency_p50"] == pytest.approx(0.123456)  # full precision in JSON
-    assert "| latency p50 (s) | 0.123 |" in text  # 3 decimals in the report
-    assert summary["compare"]["worse"] and "fact coverage" in summary["compare"]["worse"]
-    assert "judge" not in summary
+    suite = summary["suites"]["synthetic"]
+    assert suite["errors"] == 1 and suite["split"] == "test"
+    assert "fact" in suite["by_type"] and "overall" in suite
+    assert suite["overall"]["latency_p50"] == pytest.approx(0.123456)  # full precision in JSON
+    assert "| latency p50 (s) | 0.123 |" in text  # 3 decimals in the report, side by side
+    assert summary["compare"]["worse"] and "synthetic: fact coverage" in summary["compare"]["worse"]
+    assert "judge" not in suite
 
     # the compare table shows the metric that got worse, before and after
     assert "## Comparison with" in text
     worse_rows = [line for line in text.splitlines() if line.startswith("| fact coverage |") and "▼ worse" in line]
     assert worse_rows, text
-    cov_before, cov_after = before["overall"]["fact_coverage"], after["overall"]["fact_coverage"]
+    cov_before = before["suites"]["synthetic"]["overall"]["fact_coverage"]
+    cov_after = after["suites"]["synthetic"]["overall"]["fact_coverage"]
     assert f"| {cov_before:.3f} | {cov_after:.3f} | {cov_after - cov_before:+.3f} | ▼ worse |" in worse_rows[0]
     assert "**fact**" in text  # per-type section lists the type that changed
 
-    # gates and the worst-question lists
-    assert "abstention_accuracy = 0.500 is below the gate 0.8" in text
-    assert "### Missed retrievals (1:" in text and "p2 @7" in text
+    # gates, the claims table and the worst-question lists
+    assert "synthetic: abstention accuracy = 0.500 does not meet the gate >= 0.6" in text
+    assert "| negation | caught | 0.500 (1/2) |" in text and "| reworded | flagged (false) | 0.500 (1/2) |" in text
+    assert "#### Missed retrievals (1:" in text and "p2 @7" in text
     assert "A made-up claim \\| with a pipe." in text  # pipes escaped inside table cells
     assert "false abstention (answerable)" in text and "missed abstention (unanswerable)" in text
     assert "no retrieved paper mentions 'foo'" in text
-    assert "### Hallucinations (1" in text and "5 million" in text
-    assert "### Failed questions (1)" in text
-    assert "## Retrieval baselines" not in text
-    assert "## Retrieval baselines" in (before_dir / "report.md").read_text(encoding="utf-8")
+    assert "#### Hallucinations (1" in text and "5 million" in text
+    assert "#### Failed questions (1)" in text
+    assert "### Retrieval baselines" not in text
+    assert "### Retrieval baselines" in (before_dir / "report.md").read_text(encoding="utf-8")
 
 
 def test_compare_directions() -> None:
@@ -275,8 +303,11 @@ def test_compare_directions() -> None:
 
 def test_compare_with_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(RagError, match="no summary.json"):
-        write_outputs(tmp_path / "out", _synthetic(), build_summary(_synthetic(), run=_run_info()),
-                      compare_dir=tmp_path / "missing")
+        load_summary(tmp_path / "missing")
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "summary.json").write_text('{"something": 1}')
+    with pytest.raises(RagError, match="not an evaluation summary"):
+        load_summary(tmp_path / "odd")
 
 
 # --------------------------------------------------------------------------- judge (no endpoint)
@@ -350,8 +381,9 @@ def test_rag_eval_end_to_end(bundled_settings: Settings, tmp_path: Path, capsys:
     ids = _subset(qfile)
     assert len(ids) == 8
     out = tmp_path / "out"
-    args = argparse.Namespace(questions=str(qfile), out=str(out), k=None, compare=None, baselines=True, judge=False,
-                              check=True, llm="extractive", model=None, model_path=None, base_url=None)
+    args = argparse.Namespace(questions=[str(qfile)], out=str(out), k=None, compare=None, baselines=True, judge=False,
+                              check=True, llm="extractive", model=None, model_path=None, base_url=None, split="all",
+                              replay=False, no_claims=False)
 
     from eval.cli import cmd_eval
 
@@ -361,20 +393,22 @@ def test_rag_eval_end_to_end(bundled_settings: Settings, tmp_path: Path, capsys:
     assert rc == (1 if summary["gates"]["failed"] else 0)
     assert f"report: {out / 'report.md'}" in printed and "recall@5" in printed
 
-    results = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    results = [json.loads(line) for line in (out / "results" / "subset.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in results] == ids
     assert all(r["error"] is None for r in results)
     assert all(r["backend"] == "extractive" for r in results)
     assert all(len(r["retrieved"]) == 10 and set(r["sources"]) <= set(r["retrieved"]) for r in results)
     assert all(set(r["citations"]) <= set(r["sources"]) for r in results)
-    assert summary["overall"]["n"] == 8 and summary["overall"]["citation_validity"] == 1.0
-    assert summary["overall"]["recall@10"] == 1.0
-    assert set(summary["baselines"]) == {"hybrid", "dense", "lexical"}
-    assert summary["baselines"]["hybrid"]["recall@5"] == pytest.approx(summary["overall"]["recall@5"])
-    assert summary["run"]["backend"] == "extractive" and summary["run"]["questions_file"] == str(qfile)
+    suite = summary["suites"]["subset"]
+    assert suite["overall"]["n"] == 8 and suite["overall"]["citation_validity"] == 1.0
+    assert suite["overall"]["recall@10"] == 1.0
+    assert set(suite["baselines"]) == {"hybrid", "dense", "lexical"}
+    assert suite["baselines"]["hybrid"]["recall@5"] == pytest.approx(suite["overall"]["recall@5"])
+    assert summary["run"]["backend"] == "extractive" and suite["questions_file"] == str(qfile)
+    assert "claims" not in summary  # a question file of the user's runs on the configured index alone
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert "## Retrieval baselines" in report and "## Quality gates" in report
-    for png in ("recall_at_k.png", "metrics_by_type.png", "latency.png"):
+    assert "### Retrieval baselines" in report and "## Quality gates" in report
+    for png in ("recall_at_k.png", "metrics_by_suite.png", "metrics_by_type.png", "latency.png"):
         assert (out / png).stat().st_size > 0
 
     # a second run compared with the first: same retrieval, nothing got worse in quality

@@ -146,6 +146,8 @@ def answer_meta(answer: Answer) -> str:
     bits.append(f"{cited} source{'s' if cited != 1 else ''} cited")
     if answer.unsupported:
         bits.append(f"{len(answer.unsupported)} unsupported")
+    if answer.checks:
+        bits.append("checked " + " + ".join("LLM" if c == "llm" else c for c in answer.checks))
     if answer.latency_s:
         bits.append(f"{answer.latency_s:.1f} s" if answer.latency_s >= 0.1 else f"{answer.latency_s * 1000:.0f} ms")
     return " · ".join(bits)

@@ -20,8 +20,9 @@ from rag.answer.extractive import ExtractiveBackend
 from rag.answer.followup import condense
 from rag.answer.grounding import SupportChecker
 from rag.answer.llm_backend import LLMBackend
+from rag.answer.llm_check import llm_check
 from rag.answer.sentence_vectors import SentenceVectors
-from rag.answer.verify import Checked, check
+from rag.answer.verify import Checked, SecondOpinion, check
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
 from rag.ports import Message
@@ -106,7 +107,8 @@ class Assistant:
 
         reason = abstain_reason(route.standalone, hits, route.mode, self.retriever.settings.min_relevance)
         if reason:
-            draft = Draft(REFUSAL, route.backend.name, route.backend.model, "refusal", notes=(reason,))
+            backend = route.backend
+            draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
             yield DeltaEvent(REFUSAL)
         else:
             draft = yield from self._draft(route, hits)
@@ -158,22 +160,42 @@ class Assistant:
         return stream.draft
 
     def verify(self, route: Route, draft: Draft, hits: Sequence[Hit]) -> Answer:
-        checked = check(draft, hits, self.checker)
+        checked = check(draft, hits, self.checker, self._second_opinion(route, draft))
         if draft.backend != self.extractive.name and draft.complete and checked.nothing_supported:
             fallback = self.extractive.write(route.standalone, hits, route.mode)
             note = (
                 f"no sentence of the {draft.backend} answer was supported by its sources; showing the extractive answer"
             )
             redo = check(fallback, hits, self.checker)
-            checked = replace(redo, notes=(*checked.notes, note), removed_citations=checked.removed_citations)
+            checked = replace(
+                redo, notes=(*checked.notes, note), removed_citations=checked.removed_citations, usage=checked.usage
+            )
             draft = replace(fallback, usage=draft.usage)
         return self._answer(route, draft, checked, hits)
+
+    def _second_opinion(self, route: Route, draft: Draft) -> SecondOpinion | None:
+        """The LLM check, when the settings ask for it: "llm" always (with the answer's model, else the configured
+        endpoint), "auto" for answers an LLM endpoint wrote, but not the packaged SmolLM2 (too weak to judge)."""
+        mode = self.settings.verify
+        chat = route.backend.chat if draft.backend == route.backend.name else None
+        if mode == "offline" or draft.backend == self.extractive.name and mode == "auto":
+            return None
+        if mode == "auto" and (chat is None or not self.chats.capable(chat)):
+            return None
+        if chat is None:
+            if not self.chats.configured():
+                return None
+            chat = self.chats.chat("openai", None)
+        judge = chat
+        return lambda sentences, hits: llm_check(judge, sentences, hits, self.settings.prompts_dir)
 
     def _answer(self, route: Route, draft: Draft, checked: Checked, hits: Sequence[Hit]) -> Answer:
         usage = Usage(
             route.usage.prompt_tokens + draft.usage.prompt_tokens,
             route.usage.completion_tokens + draft.usage.completion_tokens,
         )
+        usage = Usage(usage.prompt_tokens + checked.usage.prompt_tokens,
+                      usage.completion_tokens + checked.usage.completion_tokens)  # fmt: skip
         return Answer(
             question=route.question,
             standalone_question=route.standalone,
@@ -183,6 +205,8 @@ class Assistant:
             abstained=checked.abstained,
             unsupported=checked.unsupported,
             checked_sentences=checked.checked,
+            checks=checked.checks,
+            sentence_checks=checked.sentence_checks,
             backend=draft.backend,
             model=draft.model,
             prompt=draft.prompt,
@@ -191,4 +215,5 @@ class Assistant:
             complete=draft.complete,
             notes=checked.notes,
             mode=route.mode,
+            abstain_reason=draft.refused_before,
         )

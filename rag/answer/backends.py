@@ -25,6 +25,7 @@ class Draft:
     usage: Usage = Usage()
     complete: bool = True  # False when the stream broke off
     notes: tuple[str, ...] = ()
+    refused_before: str | None = None  # set when no backend was asked: why the sources cannot answer
 
 
 class DraftStream:
@@ -76,5 +77,10 @@ class ChatProvider(Protocol):
         ...
 
     def chat(self, backend: str, model: str | None) -> ChatModel: ...
+
+    def capable(self, chat: ChatModel) -> bool:
+        """Strong enough to check claims (`verify = "auto"`): an endpoint or a model file of the user's, not the
+        packaged SmolLM2-135M."""
+        ...
 
     def close(self) -> None: ...

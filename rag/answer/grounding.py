@@ -17,7 +17,7 @@ from rag.answer.injection import untrusted
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.text import split_sentences
-from rag.types import Hit
+from rag.types import Hit, SentenceCheck
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
@@ -43,6 +43,9 @@ def numbers_in(text: str) -> set[str]:
 
 
 class SupportChecker:
+    """The offline check. `judge` gives one SentenceCheck per answer sentence: supported or not, why not, and the
+    source sentences that back it best (shown in the UI as the evidence)."""
+
     def __init__(self, vectors: SentenceVectors, threshold: float = 0.55, overlap: float = 0.6) -> None:
         self.vectors = vectors
         self.threshold = threshold
@@ -50,37 +53,55 @@ class SupportChecker:
 
     def supported(self, claim: str, cited: Sequence[Hit]) -> bool:
         """True when the cited sources back the claim (markers already stripped)."""
-        claim = _BULLET.sub("", claim).strip().strip("*").strip()
-        cited = [h for h in cited if not untrusted(h)]  # a source that gives orders is no evidence
-        if not claim or not cited:
-            return False
-        sources = [source_text(h) for h in cited]
-        joined = " ".join(sources)
-        if _norm(claim) in _norm(joined):
-            return True
-        if not numbers_in(claim) <= numbers_in(joined):
-            return False  # a number no cited source gives: invented
-        words = set(tokenize(claim))
-        if words and len(words & set(tokenize(joined))) / len(words) >= self.overlap:
-            return True
-        sentences = [s for src in sources for s in split_sentences(src.replace("\n", ". "))]
-        if not sentences:
-            return False
-        vecs = self.vectors([claim, *sentences])
-        return float(np.max(vecs[1:] @ vecs[0])) >= self.threshold
+        return self.verdict(claim, cited)[0]
 
-    def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:
-        """Sentences of the answer that no cited, retrieved source supports; and how many were checked."""
-        bad: list[str] = []
-        checked = 0
+    def verdict(self, claim: str, cited: Sequence[Hit]) -> tuple[bool, str | None, list[tuple[int, str]]]:
+        """(supported, why not, evidence as (index into `cited`, sentence)) for one claim."""
+        claim = _BULLET.sub("", claim).strip().strip("*").strip()
+        trusted = [(i, h) for i, h in enumerate(cited) if not untrusted(h)]  # a source giving orders is no evidence
+        if not claim:
+            return False, "empty", []
+        if not trusted:
+            return False, "cites no retrieved source" if not cited else "cites only a source that gives orders", []
+        sources = [(i, source_text(h)) for i, h in trusted]
+        joined = " ".join(s for _, s in sources)
+        sentences = [(i, s) for i, src in sources for s in split_sentences(src.replace("\n", ". "))]
+        if _norm(claim) in _norm(joined):
+            c = _norm(claim)
+            quoted = [(i, s) for i, s in sentences if (n := _norm(s)) and (n in c or c in n)]
+            return True, None, quoted[:2]
+        missing = numbers_in(claim) - numbers_in(joined)
+        if missing:
+            return False, f"{', '.join(sorted(missing))} is not in the cited source", []  # invented
+        words = set(tokenize(claim))
+        if not sentences:
+            return False, "the cited source has no text", []
+        vecs = self.vectors([claim, *[s for _, s in sentences]])
+        sims = vecs[1:] @ vecs[0]
+        order = np.argsort(-sims)
+        evidence = [sentences[int(j)] for j in order[:2] if sims[int(j)] >= self.threshold * 0.8]
+        if words and len(words & set(tokenize(joined))) / len(words) >= self.overlap:
+            return True, None, evidence or [sentences[int(order[0])]]
+        if float(sims[int(order[0])]) >= self.threshold:
+            return True, None, evidence
+        return False, "no cited sentence says this", []
+
+    def judge(self, answer: str, hits: Sequence[Hit]) -> list[SentenceCheck]:
+        """One check per answer sentence (the refusal sentence is not a claim)."""
+        out: list[SentenceCheck] = []
         for sentence in answer_sentences(answer, keep_whole=[h.paper.title for h in hits]):
             if REFUSAL in sentence:
                 continue
-            checked += 1
-            cited = [hits[n - 1] for n in parse_markers(sentence) if 1 <= n <= len(hits)]
-            if not self.supported(strip_markers(sentence), cited):
-                bad.append(sentence)
-        return bad, checked
+            numbers = tuple(n for n in parse_markers(sentence) if 1 <= n <= len(hits))
+            ok, reason, evidence = self.verdict(strip_markers(sentence), [hits[n - 1] for n in numbers])
+            mapped = tuple((numbers[i], s) for i, s in evidence)
+            out.append(SentenceCheck(sentence, numbers, ok, reason, mapped))
+        return out
+
+    def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:
+        """Sentences of the answer that no cited, retrieved source supports; and how many were checked."""
+        checks = self.judge(answer, hits)
+        return [c.sentence for c in checks if not c.supported], len(checks)
 
 
 def _norm(text: str) -> str:

@@ -36,7 +36,8 @@ def print_answer_footer(answer: Answer, streamed: str) -> None:
             print(f"  [{n}] {h.paper.title}" + (f"  {h.paper.url}" if h.paper.url else ""))
     for note in answer.notes:
         print(f"note: {note}", file=sys.stderr)
-    print(f"\n({answer.backend}: {answer.model}, {answer.latency_s:.2f}s)")
+    checked = f", checked {' + '.join(answer.checks)}" if answer.checks else ""
+    print(f"\n({answer.backend}: {answer.model}, {answer.latency_s:.2f}s{checked})")
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings, filters: Filters) -> int:

@@ -91,16 +91,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "eval",
-        help="score retrieval, citations and answers on a question set",
-        description="Run a JSONL question set and write results.jsonl, summary.json and report.md.",
+        help="score retrieval, citations and answers on dev and held-out question sets",
+        description="Run the bundled suites (dev and frozen held-out test question sets, each indexed from its own "
+        "corpus), the claim-checking benchmark and, with --replay, recorded strong-model answers; or your own "
+        "QUESTIONS files against the configured index. Writes summary.json, report.md, plots and per-suite results.",
     )
-    p.add_argument("questions", nargs="?", default=None, help="questions JSONL (default: the bundled dev set)")
+    p.add_argument("questions", nargs="*", default=None, help="question JSONL files (default: the bundled suites)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--split", choices=["dev", "test", "all"], default="all", help="which bundled splits to run")
     p.add_argument("-k", type=int, default=None, help="number of sources per answer (default 5)")
+    p.add_argument("--replay", action="store_true",
+                   help="also answer with recorded strong-model answers through the openai path (eval/recorded/)")
+    p.add_argument("--no-claims", action="store_true", help="skip the claim-checking benchmark")
     p.add_argument("--compare", metavar="DIR", help="an earlier run's output directory to compare with")
     p.add_argument("--baselines", action="store_true", help="also run BM25-only and dense-only retrieval")
     p.add_argument("--judge", action="store_true", help="add LLM-as-judge scores (needs an OpenAI-compatible endpoint)")
-    p.add_argument("--check", action="store_true", help="exit 1 when a quality gate fails (for CI)")
+    p.add_argument("--check", action="store_true", help="exit 1 when a quality gate on a held-out suite fails (CI)")
     _llm(p)
     _common(p)
 

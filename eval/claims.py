@@ -1,0 +1,97 @@
+"""The claim-checking benchmark (eval/claims/{dev,test}.jsonl): answer sentences with the papers they cite, half
+faithful and half wrong by kind, run through the product's offline support check.
+
+Per split it reports the share of wrong sentences caught, per kind, and the share of faithful sentences falsely
+flagged. The check is tuned on dev only; test is held out (split by paper: dev cites even-numbered papers, test
+odd-numbered ones).
+
+Line format: {"id", "sentence", "cites": [paper ids], "label": "faithful" | "wrong", "kind", "note"}.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rag.answer.grounding import SupportChecker
+from rag.errors import RagError
+from rag.types import Hit, Paper
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    sentence: str
+    cites: tuple[str, ...]
+    label: str  # faithful | wrong
+    kind: str
+    note: str = ""
+
+
+def load_claims(path: Path) -> list[Claim]:
+    out = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise RagError(f"cannot read the claims file {path}: {exc.strerror or exc}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            claim = Claim(str(obj["id"]), str(obj["sentence"]), tuple(str(c) for c in obj["cites"]),
+                          str(obj["label"]), str(obj["kind"]), str(obj.get("note") or ""))  # fmt: skip
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RagError(f"{path}:{number}: not a claim ({exc})") from None
+        if claim.label not in ("faithful", "wrong"):
+            raise RagError(f"{path}:{number}: label must be 'faithful' or 'wrong'")
+        out.append(claim)
+    return out
+
+
+def run_claims(
+    claims: Sequence[Claim], checker: SupportChecker, paper: Callable[[str], Paper | None]
+) -> list[dict[str, Any]]:
+    """Judge every claim against its cited papers' whole abstracts (as a retrieved hit would show them)."""
+    cache: dict[str, Paper | None] = {}
+    out = []
+    for claim in claims:
+        hits = []
+        for pid in claim.cites:
+            if pid not in cache:
+                cache[pid] = paper(pid)
+            found = cache[pid]
+            if found is not None:
+                hits.append(Hit(found, f"{pid}:0", found.abstract, 1.0, 1.0))
+        supported, reason, _ = checker.verdict(claim.sentence, hits)
+        out.append({"id": claim.id, "label": claim.label, "kind": claim.kind, "flagged": not supported,
+                    "reason": reason, "sentence": claim.sentence,
+                    "missing_papers": len(claim.cites) - len(hits)})  # fmt: skip
+    return out
+
+
+def summarize_claims(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    faithful = [r for r in results if r["label"] == "faithful"]
+    wrong = [r for r in results if r["label"] == "wrong"]
+    by_kind: dict[str, dict[str, Any]] = {}
+    for r in results:
+        block = by_kind.setdefault(r["kind"], {"label": r["label"], "n": 0, "flagged": 0})
+        block["n"] += 1
+        block["flagged"] += bool(r["flagged"])
+    for block in by_kind.values():
+        block["flag_rate"] = block["flagged"] / block["n"]
+    caught = sum(r["flagged"] for r in wrong)
+    flagged = sum(r["flagged"] for r in faithful)
+    return {
+        "n": len(results),
+        "wrong": len(wrong),
+        "caught": caught,
+        "catch_rate": caught / len(wrong) if wrong else None,
+        "faithful": len(faithful),
+        "faithful_flagged": flagged,
+        "false_flag_rate": flagged / len(faithful) if faithful else None,
+        "by_kind": dict(sorted(by_kind.items(), key=lambda kv: (kv[1]["label"], kv[0]))),
+    }
