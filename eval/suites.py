@@ -28,11 +28,12 @@ class Suite:
     split: str  # "dev" | "test"
     corpus: Path | None = None  # None: the configured index
     recorded: Path | None = None  # recorded strong-model answers, for --replay
+    corpus_name: str = ""  # "icml2025": bundled suites over one corpus share its collection
 
     @property
     def collection(self) -> str | None:
         """The collection a bundled suite's corpus is indexed into."""
-        return None if self.corpus is None else f"eval-{self.name.rsplit('-', 1)[0]}"
+        return None if self.corpus is None else f"eval-{self.corpus_name}"
 
     @property
     def held_out(self) -> bool:
@@ -48,11 +49,11 @@ def bundled_suites() -> list[Suite]:
     """The suites `rag eval` runs when no question file is given, dev first."""
     out = []
     for corpus_name, corpus in (("icml2025", BUNDLED_CORPUS), ("synthetic", SETS / "synthetic" / "corpus.jsonl")):
-        for split in ("dev", "test"):
-            questions = SETS / corpus_name / f"{split}.jsonl"
+        for stem, split in (("dev", "dev"), ("dev_extra", "dev"), ("test", "test")):  # dev_extra: more tuning data
+            questions = SETS / corpus_name / f"{stem}.jsonl"
             if questions.exists() and corpus.exists():
-                name = f"{corpus_name}-{split}"
-                out.append(Suite(name, questions, split, corpus, _recorded(name)))
+                name = f"{corpus_name}-{stem.replace('_', '-')}"
+                out.append(Suite(name, questions, split, corpus, _recorded(name), corpus_name))
     return out
 
 
