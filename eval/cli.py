@@ -220,12 +220,15 @@ def _replay(run: _Run, suite: Suite, settings: Settings) -> tuple[dict[str, Any]
 
 
 def _claims(assistant: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    from eval.claims import load_claims, run_claims, summarize_claims
+    from eval.claims import load_claims, rule_ablation, run_claims, summarize_claims
 
     summaries, rows = {}, {}
-    for split in ("dev", "test"):
+    for split in ("dev", "dev_extra", "test"):
         path = CLAIMS / f"{split}.jsonl"
         if path.exists():
-            rows[split] = run_claims(load_claims(path), assistant.checker, assistant.retriever.paper)
-            summaries[split] = {"file": str(path), "sha256": sha256(path), **summarize_claims(rows[split])}
+            claims = load_claims(path)
+            checker, paper = assistant.checker, assistant.retriever.paper
+            rows[split] = run_claims(claims, checker, paper)
+            summaries[split] = {"file": str(path), "sha256": sha256(path), **summarize_claims(rows[split]),
+                                "rules": rule_ablation(claims, checker, paper)}  # fmt: skip
     return summaries, rows

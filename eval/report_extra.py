@@ -30,6 +30,12 @@ def claims_section(claims: Mapping[str, Any]) -> list[str]:
             row.append("–" if b is None else f"{fmt(b['flag_rate'])} ({b['flagged']}/{b['n']})")
         rows.append(row)
     lines += table(["kind", "share", *splits], rows, "ll" + "r" * len(splits)) + [""]
+    rules = sorted({r for s in splits for r in claims[s].get("rules") or {}})
+    if rules:
+        lines += ["What each rule adds (wrong sentences only it catches / faithful ones only it flags):", ""]
+        rows = [[cell(r)] + [f"+{b['adds_catches']} / +{b['adds_false_flags']}" if (b := (claims[s].get("rules") or {})
+                             .get(r)) else "–" for s in splits] for r in rules]  # fmt: skip
+        lines += table(["rule", *splits], rows) + [""]
     return lines
 
 

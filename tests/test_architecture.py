@@ -26,6 +26,7 @@ LIBRARY_HOMES = {
     "llama_cpp": (),  # run as a subprocess (`python -m llama_cpp.server`), never imported
     "gradio": ("ui/app.py",),
     "gradio_client": (),
+    "wordfreq": ("rag/answer/word_rarity.py",),
 }
 STAGES = ["rag.corpus", "rag.index", "rag.retrieve", "rag.answer"]  # each may import the ones before it
 GROUND = ["rag.types", "rag.errors", "rag.settings", "rag.ports", "rag.filters", "rag.text", "rag.redact",

@@ -1,0 +1,254 @@
+"""Offline rules that find a claim its cited sources contradict or do not contain, before any similarity says
+"close enough". Each rule returns the reason a claim fails, or None. All were measured on the claims benchmark's
+dev split (eval/claims/dev.jsonl) and kept only when they caught more wrong sentences than they cost faithful ones.
+
+- specific terms: names, acronyms, technical words and compound terms in the claim must occur in a cited source
+  (a word is "specific" when it is capitalised inside the sentence, mixes letters and digits, is an acronym or
+  a hyphenated compound, or is rare in general English: word frequencies from `wordfreq`);
+- number words: "three", "two million", "twice", "thousands of" must agree with a number the source gives;
+- strong words: "all", "every", "always", "never", "guarantees", "proves", "eliminates" only where the source
+  says so;
+- polarity: a negation ("not", "cannot", "fails to", "rarely") or an opposite ("lower" for "higher") that the
+  evidence sentence does not have;
+- swapped associations: two clauses whose distinctive terms the source pairs the other way round.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rag.answer.word_rarity import zipf
+from rag.index.lexical import STOPWORDS
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|\d[\d,.]*%?")
+RARE_ZIPF = 3.0  # below this a word is rare in general English: a technical term, not a paraphrase word
+_VERB_FORM = re.compile(r"(?:ing|[^s]s|ed|izes?|ises?|ates?)$|^re[a-z]{4,}")  # inflected or derived verb forms
+_FUNCTION = STOPWORDS | frozenset(
+    """also both either each more most other such only own same very just however thus hence while whereas
+    although though since because than then into onto upon within without across among between through during
+    before after above below over under again further once here there when where why how all any few many much
+    some can could may might must shall should will would being been having doing its it's their they them this
+    that these those which who whom whose what our we us you your he she his her my me i""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def norm(word: str) -> str:
+    return word.lower().strip("'").replace("'s", "")
+
+
+_SUFFIXES = tuple(
+    "abilities ability ibility ations ation izations ization isations isation izing ising izes ises ized ised ize "
+    "ise ments ment ities ity ively ive ings ing ness ies ied ers er ed es ly al able ible s e".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light stem: enough that "reconstructs", "reconstruction", "reconstructed" meet, and "learnability" meets
+    "learned", "embeds" meets "embedded"."""
+    w = norm(word)
+    for _ in range(2):
+        for suffix in _SUFFIXES:
+            if len(w) - len(suffix) >= 4 and w.endswith(suffix):
+                w = w[: -len(suffix)]
+                break
+        else:
+            break
+    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]  # "embedd" -> "embed", "plann" -> "plan"
+    if len(w) == 4 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]  # "phds" -> "phd", "gpus" -> "gpu"
+    return w
+
+
+class SourceVocabulary:
+    """The words of the cited sources, for "does the source say this word?" questions (stems and prefixes)."""
+
+    def __init__(self, text: str) -> None:
+        tokens = [norm(w) for w in words(text)]
+        self.exact = set(tokens)
+        self.stems = {stem(t) for t in tokens} | {stem(p) for t in tokens for p in t.split("-")}
+        self.parts = {p for t in tokens for p in t.split("-")}
+        # initialisms of 2-5 word spans: "SGD" for "stochastic gradient descent", "MLLM" for "multimodal large ..."
+        self.initialisms = {
+            "".join(w[0] for w in tokens[i : i + n] if w) for n in range(2, 6) for i in range(len(tokens))
+        }
+
+    def has(self, word: str) -> bool:
+        w = norm(word)
+        if w in self.exact or w in self.parts or stem(w) in self.stems:
+            return True
+        if "-" in w:
+            return all(self.has(p) for p in w.split("-") if p)
+        # an acronym inside a source token ("SGD" in "bSGD"), or a shared long prefix ("hyperspherical")
+        if word.isupper() and len(word) >= 2 and (w in self.initialisms or any(w in t for t in self.exact)):
+            return True
+        s_w = stem(w)
+        return len(s_w) >= 5 and any(len(s) >= 5 and (s_w.startswith(s) or s.startswith(s_w)) for s in self.stems)
+
+
+def _specific(word: str, first: bool) -> bool:
+    """A word that names something: the claim may not introduce it."""
+    if len(word) < 2 or not any(c.isalpha() for c in word):
+        return False
+    if any(c.isdigit() for c in word) or (word.isupper() and len(word) >= 2):
+        return True  # "GPT-4o", "PPO", "ERA5"
+    if any(c.isupper() for c in word[1:]):
+        return True  # "EmotionGPT", "HyPO"
+    if word[0].isupper() and not first:
+        return True  # "Saskatchewan", "Maxar"
+    w = norm(word)
+    if w in _FUNCTION:
+        return False
+    if "-" in w:  # "PreSelect-chosen", "state-of-the-art": a compound names something new only through a new part
+        return any(_specific(part, False) for part in word.split("-") if part)
+    # a rare word names something; but a rare verb ("elucidates", "rebuilds", "quantifying") is a paraphrase
+    return zipf(w) < RARE_ZIPF and not _VERB_FORM.search(w)
+
+
+def missing_specific_terms(claim: str, vocab: SourceVocabulary) -> list[str]:
+    out = []
+    for i, word in enumerate(words(claim)):
+        if word[0].isdigit():
+            continue  # numbers have their own rule
+        if "-" in word:  # a compound adds a term only through a specific part the source lacks
+            new = [part for part in word.split("-") if part and _specific(part, False) and not vocab.has(part)]
+            if new and word not in out:
+                out.append(word)
+        elif _specific(word, i == 0) and not vocab.has(word) and word not in out:
+            out.append(word)
+    denied = _negated(claim)  # "does not train a transformer scorer": a term the claim rules out is no invention
+    return [w for w in out if stem(norm(w)) not in denied]
+
+
+# -- strong words, polarity, swapped associations ------------------------------------------------------------------
+STRONG = ("all", "every", "always", "never", "none", "any", "entire", "entirely", "complete", "completely", "fully",
+          "guarantee", "guarantees", "guaranteed", "ensure", "ensures", "prove", "proves", "proven", "provably",
+          "eliminate", "eliminates", "optimal", "impossible", "universal", "universally", "perfect", "perfectly",
+          "sole", "solely", "exclusively")  # fmt: skip
+_NEGATION = re.compile(r"\b(not|no|never|cannot|can't|won't|don't|doesn't|isn't|aren't|fails?|failed|lacks?|"
+                       r"lacking|unable|neither|nor|none|rarely|seldom|little|hardly|absent|prevents?|preventing|"
+                       r"prevented)\b|n't\b", re.I)  # fmt: skip
+NEGATION_SCOPE = 5  # words after a negation that it governs
+OPPOSITES = (
+    ("higher", "lower"),
+    ("increase", "decrease"),
+    ("increases", "decreases"),
+    ("more", "fewer"),
+    ("more", "less"),
+    ("better", "worse"),
+    ("faster", "slower"),
+    ("larger", "smaller"),
+    ("improves", "degrades"),
+    ("improve", "hurt"),
+    ("preserve", "lose"),
+    ("preserving", "losing"),
+    ("plentiful", "scarce"),
+    ("abundant", "scarce"),
+    ("strong", "weak"),
+    ("stronger", "weaker"),
+    ("easy", "hard"),
+    ("easier", "harder"),
+    ("success", "failure"),
+    ("before", "after"),
+    ("early", "late"),
+    ("above", "below"),
+    ("rise", "drop"),
+    ("rises", "drops"),
+    ("outperforms", "underperforms"),
+    ("consistent", "inconsistent"),
+    ("known", "unknown"),
+    ("public", "private"),
+    ("released", "withheld"),
+    ("minimum", "maximum"),
+    ("reduce", "increase"),
+    ("reduces", "increases"),
+    ("reduced", "increased"),
+    ("lowers", "raises"),
+    ("cut", "raise"),
+)
+
+
+def strong_words_missing(claim: str, vocab: SourceVocabulary) -> list[str]:
+    found = []
+    tokens = [norm(w) for w in words(claim)]
+    for i, w in enumerate(tokens):
+        if w in ("any", "all") and {"without", "no", "not", "never"} & set(tokens[max(0, i - 2) : i]):
+            continue  # "without any loss", "not all": a denial, not an over-claim
+        if w in STRONG and not vocab.has(w) and w not in found:
+            found.append(w)
+    return found
+
+
+_WITHOUT = re.compile(r"\b(without)\b", re.I)
+
+
+def _negated(text: str, without: bool = False) -> set[str]:
+    """Stems of the content words a negation in the text governs (the few words after it). `without` counts as a
+    negation when asked: a claim's "without exemplars" agrees with a source's "does not require exemplars", but a
+    source's "without compromising accuracy" is not a finding a claim must repeat."""
+    out: set[str] = set()
+    text = re.sub(r"\bnot (?:only|just|merely)\b", "", text, flags=re.I)  # "not only X but also Y" affirms X
+    matches = [*_NEGATION.finditer(text), *(_WITHOUT.finditer(text) if without else ())]
+    for m in matches:
+        after = [stem(norm(w)) for w in words(text[m.end() :])[:NEGATION_SCOPE]]
+        out |= {w for w in after if w not in _FUNCTION and len(w) > 2}
+    return out
+
+
+def polarity_mismatch(claim: str, evidence: str) -> str | None:
+    """The claim negates (or opposes) what its closest source sentence says, or the other way round: a negation
+    counts when what it governs is also in the other sentence (so "not only" in another clause does not)."""
+    c_stems, e_stems = {stem(norm(w)) for w in words(claim)}, {stem(norm(w)) for w in words(evidence)}
+    c_neg = _negated(claim, without=True)
+    if c_neg & e_stems and not _negated(evidence, without=True):
+        return "says the opposite of the source (negation)"
+    if _negated(evidence) & c_stems and not c_neg:
+        return "drops the source's negation"
+    c, e = {norm(w) for w in words(claim)}, {norm(w) for w in words(evidence)}
+    for a, b in OPPOSITES:
+        if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
+            return f"'{a if a in c else b}' where the source says '{b if a in c else a}'"
+    return None
+
+
+_CLAUSE = re.compile(r",?\s+(?:while|whereas|but|yet)\s+|;\s*|,\s+and\s+", re.I)
+_AND = re.compile(r"\s+and\s+", re.I)
+MIN_CLAUSE_WORDS = 5  # a bare "and" joins two clauses only when both sides are this long ("oil and gas" is not)
+
+
+def clauses(text: str) -> list[str]:
+    out: list[str] = []
+    for part in _CLAUSE.split(text):
+        merged: list[str] = []
+        for piece in _AND.split(part):
+            short = merged and (len(words(merged[-1])) < MIN_CLAUSE_WORDS or len(words(piece)) < MIN_CLAUSE_WORDS)
+            if merged and (short or re.search(r"\b(both|between)\b", merged[-1], re.I)):  # "both X and Y": nouns
+                merged[-1] = f"{merged[-1]} and {piece}"
+            else:
+                merged.append(piece)
+        out += [m for m in merged if m.strip()]
+    return out
+
+
+def swapped_association(claim: str, evidence: str) -> str | None:
+    """Two clauses of the claim each pair terms that the evidence sentence keeps in different clauses."""
+    e_clauses = [set(map(stem, map(norm, words(c)))) for c in clauses(evidence)]
+    c_clauses = [[stem(norm(w)) for w in words(c)] for c in clauses(claim)]
+    if len(e_clauses) < 2 or len(c_clauses) < 2:
+        return None
+
+    def home(term: str) -> int | None:
+        where = [i for i, c in enumerate(e_clauses) if term in c]
+        return where[0] if len(where) == 1 else None  # only terms distinctive of one evidence clause
+
+    mixed = 0
+    for clause in c_clauses:
+        homes = {h for t in clause if t not in _FUNCTION and len(t) > 2 and (h := home(t)) is not None}
+        mixed += len(homes) >= 2
+    return "pairs the source's terms the other way round" if mixed >= 2 else None
