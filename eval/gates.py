@@ -27,17 +27,17 @@ class Gate:
 GATES: tuple[Gate, ...] = (
     Gate("suite", "recall@5", "recall@5", ">=", 0.95, 0.98),
     Gate("suite", "citation_validity", "citation validity", ">=", 1.0, 1.0),
-    Gate("suite", "abstention_accuracy", "abstention accuracy", ">=", 0.6, 0.9),
-    Gate("suite", "false_abstention_rate", "false abstention rate", "<=", 0.3, 0.03),
-    Gate("suite", "fact_coverage", "fact coverage", ">=", 0.4, 0.75),
+    Gate("suite", "abstention_accuracy", "abstention accuracy", ">=", 0.1, 0.9),
+    Gate("suite", "false_abstention_rate", "false abstention rate", "<=", 0.1, 0.03),
+    Gate("suite", "fact_coverage", "fact coverage", ">=", 0.5, 0.75),
     Gate("suite", "citation_precision", "citation precision", ">=", 0.85, 0.9),
     Gate("suite", "backend_share", "answers written by the requested backend", ">=", 0.6),
-    Gate("claims", "catch_rate", "wrong sentences caught", ">=", 0.3, 0.85),
-    Gate("claims", "false_flag_rate", "faithful sentences falsely flagged", "<=", 0.05, 0.05),
-    Gate("replay", "refused_before_model", "answerable refused before the model spoke", "<=", 15, 0),
-    Gate("replay", "faithful_flag_rate", "faithful sentences flagged", "<=", 0.06, 0.03),
-    Gate("replay", "planted_catch_rate", "planted errors caught", ">=", 0.6, 0.9),
-    Gate("replay", "backend_share", "answers written by the requested backend", ">=", 0.6),
+    Gate("claims", "catch_rate", "wrong sentences caught", ">=", 0.75, 0.85),
+    Gate("claims", "false_flag_rate", "faithful sentences falsely flagged", "<=", 0.06, 0.05),
+    Gate("replay", "refused_before_model", "answerable refused before the model spoke", "<=", 2, 0),
+    Gate("replay", "faithful_flag_rate", "faithful sentences flagged", "<=", 0.08, 0.03),
+    Gate("replay", "planted_catch_rate", "planted errors caught", ">=", 0.7, 0.9),
+    Gate("replay", "backend_share", "answers written by the requested backend", ">=", 0.8),
 )
 _EPS = 1e-9
 

@@ -85,6 +85,18 @@ def _llm_assistant(settings: Settings, replies) -> tuple[Assistant, ScriptedChat
     return open_assistant(settings.replace(llm="openai"), chat_model=fake), fake
 
 
+def test_an_llm_sees_the_sources_even_when_a_named_thing_is_missing(bundled_settings: Settings):
+    question = "What FID score do the baseline models reach on the Alberta Wells Dataset?"
+    a, fake = _llm_assistant(bundled_settings, [REFUSAL])
+    answer = a.ask(question)
+    assert len(fake.calls) == 1 and answer.abstained and answer.abstain_reason is None  # the model refused
+    extractive = open_assistant(bundled_settings.replace(llm="extractive")).ask(question)
+    assert extractive.abstained and any("FID" in n for n in extractive.notes)  # its evidence lacks the term
+    off_topic = _llm_assistant(bundled_settings, ["unused"])
+    nothing = off_topic[0].ask("What is the best sourdough hydration for rye bread baking at home?")
+    assert nothing.abstained and nothing.abstain_reason and off_topic[1].calls == []  # nothing relevant: no call
+
+
 def test_llm_answer_keeps_valid_citations_and_removes_unknown_ones(bundled_settings: Settings):
     a, fake = _llm_assistant(bundled_settings, ["The dataset has over 213,000 wells from Alberta [1]. See also [9]."])
     answer = a.ask(WELLS)

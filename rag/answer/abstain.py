@@ -48,7 +48,9 @@ _QUESTION_SPLIT = re.compile(r"(?<=[.!?:])['\"\u2019\u201d)]*\s+|\n+")
 _AUX = frozenset(
     "is are was were does do did can could would should has have had will the a an its their this these".split()
 )
-_WH_PHRASE = re.compile(r"(?:^|[,;]\s*|\band\s+)(?:what|which)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE)
+_WH_PHRASE = re.compile(
+    r"(?:^|[,;]\s*|\band\s+)(?:what|which|how many|how much)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE
+)
 _UNIT = re.compile(r"\bin (?:us |usd )?(dollars|euros|hours|days|gpu[- ]hours|kwh|watts)\b", re.IGNORECASE)
 GENERIC_FOCUS = frozenset(
     """paper papers work works study studies method methods approach approaches technique techniques idea ideas way
@@ -70,6 +72,20 @@ def asked_clause(question: str) -> str:
 
 
 _ASK_VERB = frozenset("does did do can could would should will has have had".split())
+# What a question can ask for that an abstract may simply not state: a measure, a setting, a cost, an
+# affiliation. A missing focus refuses only when it is one of these; other missing words (a paraphrase's
+# "body shape" for "width") are left to the evidence.
+ATTRIBUTE_NOUNS = frozenset(
+    """rate rates score scores accuracy accuracies error errors precision recall f1 auc bleu rouge fid perplexity
+    percentage percent fraction proportion ratio size sizes depth width rank dimension dimensions count budget
+    cost costs price prices hours hour minutes seconds days weeks months time duration latency throughput
+    memory parameters dollars euros usd university universities institution institutions affiliation
+    affiliations lab labs laboratory company companies country countries funding grant grants sponsor license
+    language languages version identifier id doi seed seeds batch epochs epoch steps temperature threshold level
+    levels""".split()
+)
+_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten both several many few".split())
+_DETERMINERS = frozenset("the a an this that these those its their his her our".split())
 _SKIP = frozenset("is are was were the a an".split())
 
 
@@ -83,8 +99,12 @@ def _focus_word(fragment: str) -> str | None:
         words = words[1:]
     if not words or words[0] in GENERIC_FOCUS or words[0] in STOPWORDS or words[0] in _ASK_VERB:
         return None
-    if len(words) > 1 and words[1] in GENERIC_FOCUS:
-        return None
+    if words[0] in _NUMBER_WORDS:
+        return None  # "which two papers": a count, not a thing asked for
+    if len(words) > 1 and words[1] in _DETERMINERS:
+        return None  # "what happens to the ...", "which determines the ...": a verb, not a noun
+    if len(words) > 1 and words[1] in GENERIC_FOCUS and words[1] not in ATTRIBUTE_NOUNS:
+        return None  # "which theory paper", "what new method": generic; but "batch size" is a setting
     if len(words) > 1 and words[1].isalpha() and not _not_noun(words[1]):
         return f"{words[0]} {words[1]}"  # "learning rate": the pair must occur together
     return words[0]
@@ -104,7 +124,8 @@ def missing_focus(question: str, hits: Sequence[Hit]) -> str | None:
     present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
     for phrase in wanted:
         stems = " ".join(tokenize(phrase))
-        if stems and stems not in present:
+        attribute = any(w.lower() in ATTRIBUTE_NOUNS for w in re.split(r"[\s-]+", phrase))
+        if stems and stems not in present and attribute:
             return phrase
     return None
 
@@ -114,20 +135,27 @@ def top_relevance(hits: Sequence[Hit]) -> float:
     return max((h.dense_score for h in hits if h.dense_score is not None), default=0.0)
 
 
-def abstain_reason(question: str, hits: Sequence[Hit], mode: str, min_relevance: float) -> str | None:
-    """Why the sources cannot answer, decided before any model writes a word (None: go ahead)."""
+def retrieval_refusal(question: str, hits: Sequence[Hit], min_relevance: float) -> str | None:
+    """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant (the best
+    cosine similarity is below min_relevance, and the question names nothing a source mentions). Whether the
+    sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
+    extractive backend from its evidence."""
     if not hits:
         return "no indexed paper matches the question"
-    missing = missing_key_terms(question, hits)
-    if missing and mode == "answer":
-        return f"no retrieved paper mentions {', '.join(repr(t) for t in missing)}"
     best = top_relevance(hits)
-    named = bool(key_terms(question)) and not missing  # e.g. "PaperBench": a name that was found
+    named = bool(key_terms(asked_clause(question))) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
     if best < min_relevance and not named:
         return f"nothing relevant was found (best similarity {best:.2f} < {min_relevance:.2f})"
-    if mode == "summary":
-        return None
-    focus = None if metadata_intent(question) else missing_focus(question, hits)
-    if focus:
-        return f"no retrieved paper mentions any {focus!r}"
     return None
+
+
+def lexical_gap(question: str, hits: Sequence[Hit], focus: bool = True) -> str | None:
+    """What the question asks for that no retrieved source mentions: a key term (a name, a number) or the thing a
+    wh-phrase asks for ("which *university*"). Evidence for the extractive backend's refusal, never a gate."""
+    missing = missing_key_terms(question, hits)
+    if missing:
+        return f"no retrieved paper mentions {', '.join(repr(t) for t in missing)}"
+    if not focus or metadata_intent(question):
+        return None
+    thing = missing_focus(question, hits)
+    return f"no retrieved paper mentions any {thing!r}" if thing else None

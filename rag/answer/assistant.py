@@ -13,7 +13,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rag.answer.abstain import abstain_reason
+from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.citations import REFUSAL, citations_for, parse_markers
 from rag.answer.extractive import ExtractiveBackend
@@ -105,7 +105,7 @@ class Assistant:
         hits = self.retrieve(route, k, filters)
         yield SourcesEvent(route.standalone, hits, route.mode, route.backend.name)
 
-        reason = abstain_reason(route.standalone, hits, route.mode, self.retriever.settings.min_relevance)
+        reason = retrieval_refusal(route.standalone, hits, self.retriever.settings.min_relevance)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)

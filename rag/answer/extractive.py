@@ -12,12 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+from rag.answer.abstain import lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
 from rag.answer.injection import untrusted
 from rag.answer.metadata import metadata_answer
+from rag.answer.question_parts import named_papers, question_parts
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.ports import ChatModel
@@ -30,12 +30,14 @@ from rag.types import Hit
 OVERLAP_WEIGHT = 0.3  # word overlap catches exact terms the embedding blurs
 PAPER_PRIOR = 0.3  # sentences of the most relevant paper come first
 FINDING_BONUS = 0.05  # "we show / we propose ..." sentences carry the answer more often than background
+# a question word also in the paper's title names the paper, not the answer (0.5 lost 3 dev facts)
+TITLE_WORD_WEIGHT = 0.0
 MIN_SCORE = 0.35  # below this the best sentence does not answer: refuse
 KEEP_WITHIN = 0.85  # a further sentence joins the answer when it scores at least this share of the best one
 OTHER_PAPER_WITHIN = 0.92  # ... and a sentence of another paper only when it is about as relevant
 MULTI_PAPER_WITHIN = 0.75  # for "which papers ..." questions: papers at least this share of the best relevance
 SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the best one
-SUMMARY_CONTRIBUTION_BONUS = 0.15  # a summary line prefers the paper's contribution sentence
+SUMMARY_CONTRIBUTION_BONUS = 0.15  # "what does it propose?" prefers the paper's contribution sentence
 MAX_SENTENCES = 3
 MAX_PER_PAPER = 2
 MAX_PAPERS = 4  # for multi-paper questions
@@ -57,6 +59,11 @@ _FINDING = re.compile(
     r"\b(we|our)\s+(show|find|demonstrate|achieve|observe|reveal)|\b(results?|experiments?) (show|demonstrate)", re.I
 )
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
+_ASKS_CONTRIBUTION = re.compile(
+    r"\b(propos\w*|introduc\w*|present\w*|contribut\w*|new|novel|develop\w*|what (method|approach|framework)|"
+    r"how (do|does)\b.*\b(each|work))\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -82,10 +89,20 @@ class ExtractiveBackend:
         return whole(self.write(question, hits, mode))
 
     def write(self, question: str, hits: Sequence[Hit], mode: str) -> Draft:
-        text = self.summary(question, hits) if mode == "summary" else self.answer(question, hits)
-        return Draft(text, self.name, self.model, prompt=self.name)
+        if mode == "summary":
+            return Draft(self.summary(question, hits), self.name, self.model, prompt=self.name)
+        # a name or number no source mentions refuses the question; a missing attribute ("which model sizes")
+        # refuses a multi-part question only when every part lacks what it asks for
+        named = lexical_gap(question, hits, focus=False)
+        gaps = [lexical_gap(part, hits) for part in question_parts(question)]
+        gap = named or (gaps[0] if all(gaps) else None)
+        text = REFUSAL if gap else self.answer(question, hits)
+        return Draft(text, self.name, self.model, prompt=self.name, notes=(gap,) if gap else ())
 
-    def _score(self, question: str, hits: Sequence[Hit]) -> list[Scored]:
+    def _score(self, question: str, hits: Sequence[Hit], contribution: bool = False) -> list[Scored]:
+        """Every quotable sentence of the hits, best first. `contribution`: the question asks what a paper
+        proposes, so its contribution sentence ("we introduce ...") gets the summaries' bonus."""
+        contribution = contribution or bool(_ASKS_CONTRIBUTION.search(question))
         candidates = [
             (n, i, s)
             for n, h in enumerate(hits, 1)
@@ -99,12 +116,16 @@ class ExtractiveBackend:
         qwords = set(tokenize(question))
         out = []
         for (n, i, s), sim in zip(candidates, sims, strict=True):
-            # words of the paper's own title identify the paper, not the answer: a background sentence that
-            # restates the topic should not beat the sentence that answers
-            asked = qwords - set(tokenize(hits[n - 1].paper.title)) or qwords
-            overlap = len(asked & set(tokenize(s))) / len(asked) if asked else 0.0
+            # words of the paper's own title mostly identify the paper, not the answer: they count half, so a
+            # background sentence that restates the topic does not beat the sentence that answers
+            title = set(tokenize(hits[n - 1].paper.title))
+            weights = {w: TITLE_WORD_WEIGHT if w in title else 1.0 for w in qwords}
+            total = sum(weights.values())
+            overlap = sum(v for w, v in weights.items() if w in set(tokenize(s))) / total if total else 0.0
             prior = PAPER_PRIOR * (hits[n - 1].dense_score or 0.0)
             finding = FINDING_BONUS if _CONTRIBUTION.search(s) or _FINDING.search(s) else 0.0
+            if contribution and _CONTRIBUTION.search(s):
+                finding = SUMMARY_CONTRIBUTION_BONUS
             out.append(Scored(n, i, s, float(sim) + OVERLAP_WEIGHT * overlap + prior + finding))
         return sorted(out, key=lambda c: -c.score)
 
@@ -119,8 +140,24 @@ class ExtractiveBackend:
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
         if not scored or scored[0].score < MIN_SCORE:
             return REFUSAL
-        if _MULTI.search(question):
-            return self._per_paper(scored, hits)
+        named = named_papers(question, hits)
+        if len(named) >= 2 or _MULTI.search(question):  # a sentence from each paper named, or each relevant one
+            per = self._score(question, hits, contribution=True)
+            return self._per_paper(per, hits, only=named if len(named) >= 2 else ())
+        chosen = self._chosen(scored)
+        parts = question_parts(question)
+        for part in parts if len(parts) > 1 else []:  # a multi-part question gets a sentence for every part
+            best = self._score(part, hits)
+            if _QUANTITY.search(part):
+                best = [c for c in best if _NUMBER_WORD.search(c.text)]
+            new = best and best[0].score >= MIN_SCORE and all(c.text != best[0].text for c in chosen)
+            if new and len(chosen) < MAX_SENTENCES + 1:
+                chosen.append(best[0])
+        chosen.sort(key=lambda c: (c.n, c.position))  # read paper by paper, in the abstract's order
+        return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in chosen)
+
+    def _chosen(self, scored: list[Scored]) -> list[Scored]:
+        """The best sentences for the whole question: the top one, and the next ones nearly as good."""
         chosen: list[Scored] = []
         per_paper: dict[int, int] = {}
         top = scored[0]
@@ -132,15 +169,15 @@ class ExtractiveBackend:
             if per_paper.get(c.n, 0) < MAX_PER_PAPER:
                 chosen.append(c)
                 per_paper[c.n] = per_paper.get(c.n, 0) + 1
-        chosen.sort(key=lambda c: (c.n, c.position))  # read paper by paper, in the abstract's order
-        return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in chosen)
+        return chosen
 
-    def _per_paper(self, scored: list[Scored], hits: Sequence[Hit]) -> str:
-        """For questions about several papers: the best sentence of each paper about as relevant as the best one."""
+    def _per_paper(self, scored: list[Scored], hits: Sequence[Hit], only: Sequence[int] = ()) -> str:
+        """For questions about several papers: the best sentence of each paper about as relevant as the best one
+        (or of each paper the question names)."""
         best = max((h.dense_score or 0.0) for h in hits)
         picked: dict[int, Scored] = {}
         for c in scored:
-            relevant = (hits[c.n - 1].dense_score or 0.0) >= MULTI_PAPER_WITHIN * best
+            relevant = c.n in only if only else (hits[c.n - 1].dense_score or 0.0) >= MULTI_PAPER_WITHIN * best
             if c.n not in picked and relevant and len(picked) < MAX_PAPERS:
                 picked[c.n] = c
         return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in sorted(picked.values(), key=lambda c: c.n))
@@ -160,7 +197,10 @@ class ExtractiveBackend:
             sentences = split_sentences(h.text)
             vecs = self.vectors([question, *sentences])
             sims = vecs[1:] @ vecs[0]
-            bonus = np.array([SUMMARY_CONTRIBUTION_BONUS if _CONTRIBUTION.search(s) else 0.0 for s in sentences])
-            best = sentences[int(np.argmax(sims + bonus))]
+            # the paper's contribution ("we propose ..."), not its background: the most on-topic contribution
+            # sentence when the abstract has one
+            contributions = [i for i, s in enumerate(sentences) if _CONTRIBUTION.search(s)]
+            pool = contributions or list(range(len(sentences)))
+            best = sentences[max(pool, key=lambda i: float(sims[i]))]
             lines.append(f"- {h.paper.title}: {best.rstrip()} [{n}]")
         return "\n".join(lines)

@@ -1,0 +1,46 @@
+"""What a question asks, in parts: "What imagery does it use, and who sourced the records?" asks two things, and
+an answer needs a sentence for each. Also which retrieved papers a question names ("How do SimpleMix and
+PreSelect ..."): a question naming two papers wants both."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.types import Hit
+
+_WH = r"(?:what|which|who|whom|whose|how|when|where|why)"
+_AUX = r"(?:does|do|did|is|are|was|were|can|could|has|have)"
+# a new part starts at ";", at "and" followed by a wh-word within three words ("and up to how many"), or at
+# at "," followed by a wh-word, or at ", and" followed by an auxiliary ("..., and does it ..."; but "How much, in
+# euros, did ..." is one question)
+_SPLIT = re.compile(
+    rf";\s*|,?\s+and\s+(?=(?:\w+\s+){{0,3}}{_WH}\b)|,\s+(?={_WH}\b)|,\s+and\s+(?={_AUX}\b)", re.IGNORECASE
+)
+_SENTENCE = re.compile(r"(?<=[?.!])\s+")
+_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9-]*\b|\b[A-Z]{2,}[a-z]?\b")  # SimpleMix, PaperBench, KDS
+
+
+def question_parts(question: str, max_parts: int = 3) -> list[str]:
+    """The sub-questions of a question (the whole question when it asks one thing)."""
+    sentences = [s for s in _SENTENCE.split(question.strip()) if s.strip()]
+    asked = [s for s in sentences if s.rstrip().endswith("?")] or sentences  # instructions around it are not asked
+    parts = [p.strip(" ,.?") for s in asked for p in _SPLIT.split(s) if p and len(p.split()) >= 3]
+    return parts[:max_parts] if len(parts) > 1 else [question]
+
+
+def _names(hit: Hit) -> set[str]:
+    """Distinctive names of a paper: acronyms and mixed-case names in its title (and the title's lead before a
+    colon, "PaperBench: Evaluating ...")."""
+    title = hit.paper.title
+    lead = title.split(":", 1)[0].strip()
+    names = set(_NAME.findall(title))
+    if ":" in title and len(lead.split()) <= 3:
+        names.add(lead)
+    return {n for n in names if len(n) >= 3}
+
+
+def named_papers(question: str, hits: Sequence[Hit]) -> list[int]:
+    """Source numbers (1-based) of the retrieved papers the question names."""
+    q = question.lower()
+    return [n for n, h in enumerate(hits, 1) if any(re.search(rf"\b{re.escape(x.lower())}\b", q) for x in _names(h))]
