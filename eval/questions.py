@@ -18,7 +18,7 @@ from rag.errors import RagError
 
 __all__ = ["DEFAULT_QUESTIONS", "Question", "load_questions", "parse_question"]
 
-DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "questions.jsonl"
+DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "sets" / "icml2025" / "dev.jsonl"
 DEFAULT_TYPE = "untyped"
 _KNOWN = frozenset({"id", "question", "type", "gold", "must_include", "must_not_include"})
 

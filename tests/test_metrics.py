@@ -29,7 +29,7 @@ from eval.metrics import (
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "data" / "icml2025.jsonl"
-QUESTIONS = ROOT / "eval" / "questions.jsonl"
+QUESTIONS = ROOT / "eval" / "sets" / "icml2025" / "dev.jsonl"
 PARAPHRASES = ROOT / "tests" / "data" / "paraphrases.jsonl"
 
 approx = pytest.approx
