@@ -24,12 +24,12 @@ def _size(n: float) -> str:
 class ProgressBar:
     """`update(done, total)`, in `unit`s. `unit="B"` shows sizes."""
 
-    def __init__(self, desc: str, unit: str = "it", *, every_s: float = PLAIN_EVERY_S,
+    def __init__(self, desc: str, unit: str = "it", *, every_s: float | None = None,
                  stream: TextIO | None = None, bar: bool | None = None) -> None:  # fmt: skip
         self.desc = desc
         self.unit = unit
         self.stream = stream
-        self.every_s = every_s
+        self.every_s = PLAIN_EVERY_S if every_s is None else every_s
         self._bar: Any = None
         out = stream or sys.stderr
         self.bar = bar if bar is not None else (out.isatty() or os.environ.get("RAG_PROGRESS") == "1")

@@ -19,7 +19,7 @@ from rag.errors import CorpusError
 
 MAX_VALUE_CHARS = 64 << 20  # one paper bigger than this is not a paper: refuse it rather than read on
 _SPACE_RE = re.compile(r"[ \t\n\r]*")
-_COMPACT_AT = 1 << 20
+_COMPACT_AT = 1 << 18
 
 
 class JsonStream:
@@ -34,19 +34,28 @@ class JsonStream:
         self.reads = 0  # values decoded or arrays entered: how `members` knows whether its caller read a value
 
     # -- the buffer -----------------------------------------------------------------------------------------
-    def _fill(self) -> bool:
+    def _fill(self, compact: bool = False) -> bool:
+        """Append the next block; with `compact` (only between values, where no position is held) first drop
+        the text already consumed."""
         if self.eof:
             return False
         block = next(self._blocks, None)
         if block is None:
             self.eof = True
             return False
-        if self.pos > _COMPACT_AT:
-            self.line_at(self.pos)
-            self.buf, self._counted = self.buf[self.pos :], self._counted - self.pos
-            self.pos = 0
+        if compact:
+            self._drop_before(self.pos)
         self.buf += block
         return True
+
+    def _drop_before(self, i: int) -> int:
+        """Forget the text before position `i` once there is enough of it; returns where `i` now is."""
+        if i <= _COMPACT_AT:
+            return i
+        self.line_at(i)
+        self.buf, self._counted = self.buf[i:], self._counted - i
+        self.pos -= i
+        return 0
 
     def line_at(self, i: int) -> int:
         if i < self._counted:  # only happens for positions already passed; recount from the buffer start
@@ -68,7 +77,7 @@ class JsonStream:
             self.pos = _SPACE_RE.match(self.buf, self.pos).end()  # type: ignore[union-attr]  # always matches
             if self.pos < len(self.buf):
                 return self.buf[self.pos]
-            if not self._fill():
+            if not self._fill(compact=True):
                 return ""
 
     def take(self, char: str) -> bool:
@@ -88,21 +97,26 @@ class JsonStream:
             try:
                 value, end = decoder.raw_decode(self.buf, start)
             except json.JSONDecodeError as e:
+                at = line + self.buf.count("\n", start, e.pos)
                 cut_short = e.pos >= len(self.buf) - 16 or e.msg.startswith("Unterminated string")
-                if cut_short and len(self.buf) - start < MAX_VALUE_CHARS and self._fill():
-                    continue
+                if cut_short and len(self.buf) - start < MAX_VALUE_CHARS:
+                    start = self._drop_before(start)
+                    if self._fill():
+                        continue
                 if len(self.buf) - start >= MAX_VALUE_CHARS:
                     raise corpus_error(
                         f"{self.path}:{line}: a JSON value larger than {MAX_VALUE_CHARS >> 20} MB"
                     ) from None
-                at = line + self.buf.count("\n", start, e.pos)
                 raise corpus_error(f"{self.path}:{at}: invalid JSON ({e.msg})") from None
             except RecursionError:
                 raise corpus_error(f"{self.path}:{line}: invalid JSON (nested too deeply)") from None
             except ValueError as e:
                 raise corpus_error(f"{self.path}:{line}: invalid JSON ({e})") from None
-            if end >= len(self.buf) and self._fill():  # a number at the end of a block may go on in the next
-                continue
+            if end >= len(self.buf):  # a number at the end of a block may go on in the next
+                start = self._drop_before(start)
+                if self._fill():
+                    continue
+                end = len(self.buf)
             self.pos = end
             return line, value
 

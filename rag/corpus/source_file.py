@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from rag.corpus.text_io import check_bytes, corpus_error, decode
 
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 1 << 18
 _LONE_CR_RE = re.compile(r"\r(?!\n|$)")
 
 
