@@ -14,6 +14,7 @@ from typing import Any
 from rag.errors import RagError
 from rag.filters import Filters
 from rag.settings import LLM_CHOICES, Settings, load_settings
+from rag.text import pages_label
 
 EXAMPLE_QUESTION = "How many wells are in the Alberta dataset?"
 
@@ -190,6 +191,9 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
                     "score": round(h.score, 4),
                     "dense_score": None if h.dense_score is None else round(h.dense_score, 4),
                     "chunk_id": h.chunk_id,
+                    "page": h.page,
+                    "page_end": h.page_end,
+                    "section": h.section,
                     "text": h.text,
                 }
                 for h in hits
@@ -201,7 +205,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         print("no matching papers")
     for rank, h in enumerate(hits, 1):
         year = f" ({h.paper.year})" if h.paper.year else ""
-        print(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}  {h.paper.id}")
+        where = f", {pages_label(h.page, h.page_end)}" if h.page is not None else ""
+        print(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}{where}  {h.paper.id}")
         if h.paper.url:
             print(f"    {h.paper.url}")
     return 0
