@@ -130,9 +130,29 @@ class _Meter:
             self.opts.progress(min(self.done + position, self.total), self.total, self.stats.papers)
 
 
-def _read_file(path: Path, fmt: Format, opts: _Options, seen: dict[str, str], stats: CorpusStats,
+class _Seen:
+    """Ids read so far and where each was first defined, packed as one int (file number, line): a million
+    papers cost the ids and ~30 bytes each, not a "file:line" string each."""
+
+    def __init__(self) -> None:
+        self.files: list[Path] = []
+        self.where: dict[str, int] = {}
+
+    def first(self, paper_id: str) -> str | None:
+        packed = self.where.get(paper_id)
+        if packed is None:
+            return None
+        path, line = self.files[packed >> 32], packed & 0xFFFFFFFF
+        return f"{path}:{line}" if line else str(path)
+
+    def add(self, paper_id: str, line: int) -> None:
+        self.where[paper_id] = (len(self.files) - 1) << 32 | min(line, 0xFFFFFFFF)
+
+
+def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: CorpusStats,
                meter: _Meter) -> Iterator[Paper]:  # fmt: skip
     records = 0
+    seen.files.append(path)
     with Source(path, opts.read, meter.at) as source:
         if fmt.label != "PDF":
             source.check_head()
@@ -150,10 +170,10 @@ def _read_file(path: Path, fmt: Format, opts: _Options, seen: dict[str, str], st
             except BadRecord as e:
                 opts.bad(f"{where}: {e}", stats)
                 continue
-            if paper.id in seen:
-                opts.bad(f"{seen[paper.id]} and {where} both define id {paper.id!r}", stats)
+            if (first := seen.first(paper.id)) is not None:
+                opts.bad(f"{first} and {where} both define id {paper.id!r}", stats)
                 continue
-            seen[paper.id] = where
+            seen.add(paper.id, line)
             stats.papers += 1
             yield paper
     meter.done += file_size(path)
@@ -163,7 +183,7 @@ def _read_file(path: Path, fmt: Format, opts: _Options, seen: dict[str, str], st
 
 
 def _iter(sources: Sequence[Path | str], opts: _Options, stats: CorpusStats) -> Iterator[Paper]:
-    seen: dict[str, str] = {}
+    seen = _Seen()
     where = "corpus"
     try:
         plan: list[tuple[Path, Format]] = []
