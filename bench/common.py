@@ -39,7 +39,8 @@ def bundled() -> list[dict]:
 
 
 def questions(gold_only: bool = False) -> list[dict]:
-    rows = [json.loads(x) for x in (ROOT / "eval" / "questions.jsonl").read_text().splitlines() if x.strip()]
+    dev = ROOT / "eval" / "sets" / "icml2025" / "dev.jsonl"  # moved there from eval/questions.jsonl
+    rows = [json.loads(x) for x in dev.read_text().splitlines() if x.strip()]
     return [r for r in rows if r.get("gold")] if gold_only else rows
 
 
