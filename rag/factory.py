@@ -8,7 +8,7 @@ protocol implementations from these functions. Tests inject fakes through the sa
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ from rag.errors import ConfigError
 from rag.index.layout import Layout
 from rag.ports import ChatModel, Embedder, VectorStore
 from rag.settings import BUNDLED_CORPUS, Settings
+from rag.types import Paper
 
 if TYPE_CHECKING:
     from rag.answer.assistant import Assistant
@@ -98,7 +99,8 @@ def build_index(
     **options: Any,
 ) -> IndexReport:
     """`rag index`: build or update the index so it holds exactly the papers in `sources` (default: the bundled
-    corpus). Options: rebuild, on_error ("stop" | "skip"), progress, warn."""
+    corpus). Options: rebuild, on_error ("stop" | "skip"), progress, warn, info, read_progress, selection
+    (rag.corpus.selection(where, since)), allow_empty; settings.index.full_text reads PDFs' body too."""
     from rag.index.indexer import build_index as run
 
     return run(
@@ -109,6 +111,15 @@ def build_index(
         embedder=embedder or lazy_embedder(settings),
         **options,
     )
+
+
+def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filters: Any = None) -> Iterator[Paper]:
+    """`rag export`: the indexed papers, each once with its whole abstract (only those `filters` accepts)."""
+    from rag.index.library import indexed_papers as read
+
+    for paper in read(store or open_store(settings), layout_of(settings)):
+        if filters is None or filters.accepts(paper):
+            yield paper
 
 
 def open_retriever(

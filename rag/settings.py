@@ -60,6 +60,7 @@ class IndexSettings:
     embed_batch_size: int = field(default=8, metadata=_range(1, 4096))
     chunk_tokens: int = field(default=320, metadata=_range(16, 8192))
     chunk_overlap: int = field(default=32, metadata=_range(0, 8191))
+    full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,15 @@ def _coerce(name: str, value: Any) -> Any:
             return int(value)
         if kind.startswith("float"):
             return float(value)
+        if kind.startswith("bool"):
+            if isinstance(value, bool):
+                return value
+            word = str(value).strip().lower()
+            if word in ("1", "true", "yes", "on"):
+                return True
+            if word in ("0", "false", "no", "off"):
+                return False
+            raise ConfigError(f"setting '{name}' expects true or false, got {value!r}")
     except (TypeError, ValueError):
         raise ConfigError(f"setting '{name}' expects a number, got {value!r}") from None
     return str(value)

@@ -21,3 +21,12 @@ def split_sentences(text: str) -> list[str]:
         else:
             out.append(part)
     return out
+
+
+def pages_label(page: int | None, page_end: int | None = None) -> str:
+    """ "p. 4", "pp. 4–5", or "" when there is no page (an abstract chunk)."""
+    if page is None:
+        return ""
+    if page_end is not None and page_end != page:
+        return f"pp. {page}\u2013{page_end}"
+    return f"p. {page}"

@@ -11,6 +11,15 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Section:
+    """A piece of a paper's full text (a PDF indexed with --full-text): one section's text on one page."""
+
+    page: int  # 1-based page of the PDF
+    heading: str | None  # "3.2 Training objective"; None before the first heading
+    text: str
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper: its abstract and whatever metadata the source gave."""
 
@@ -24,6 +33,8 @@ class Paper:
     code_url: str | None = None
     arxiv_id: str | None = None
     source: str = ""  # file the paper was read from, for error messages
+    doi: str | None = None  # bare DOI ("10.1000/xyz"), no resolver prefix
+    body: tuple[Section, ...] = ()  # full text beyond the abstract, when it was read (PDFs with --full-text)
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,9 @@ class Chunk:
     text: str  # the abstract window shown to readers and to the LLM
     num_tokens: int
     content_hash: str  # hash of everything that goes into the embedding
+    page: int | None = None  # full-text chunks: the PDF page the window starts on ...
+    page_end: int | None = None  # ... and the page it ends on
+    section: str | None = None  # full-text chunks: the heading of the section the window is in
 
 
 @dataclass(frozen=True)
@@ -49,6 +63,9 @@ class Hit:
     dense_score: float | None = None  # cosine similarity, when the dense search found it
     lexical_score: float | None = None  # BM25 score, when the lexical search found it
     num_tokens: int = 0
+    page: int | None = None  # a full-text chunk's first page ...
+    page_end: int | None = None  # ... and last page
+    section: str | None = None  # a full-text chunk's section heading
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,8 @@ class Citation:
     paper_id: str
     title: str
     url: str | None
+    page: int | None = None  # the cited passage's page(s), for full-text chunks
+    page_end: int | None = None
 
 
 @dataclass(frozen=True)
@@ -111,7 +130,11 @@ class Answer:
             "standalone_question": self.standalone_question,
             "answer": self.text,
             "mode": self.mode,
-            "citations": [{"n": c.n, "paper_id": c.paper_id, "title": c.title, "url": c.url} for c in self.citations],
+            "citations": [
+                {"n": c.n, "paper_id": c.paper_id, "title": c.title, "url": c.url, "page": c.page,
+                 "page_end": c.page_end}
+                for c in self.citations
+            ],
             "sources": [
                 {
                     "n": n,
@@ -120,6 +143,9 @@ class Answer:
                     "url": h.paper.url,
                     "score": round(h.score, 4),
                     "relevance": None if h.dense_score is None else round(h.dense_score, 4),
+                    "page": h.page,
+                    "page_end": h.page_end,
+                    "section": h.section,
                 }
                 for n, h in enumerate(self.sources, 1)
             ],

@@ -64,3 +64,39 @@ def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def minilm() -> object:
+    """The real local embedder, loaded once for every test that runs the CLI in-process."""
+    from rag.factory import make_embedder
+
+    return make_embedder(load_settings(env={}))
+
+
+class CLI:
+    """`rag ARGS --home HOME` in-process (the same code as the `rag` script), returning (exit code, out, err)."""
+
+    def __init__(self, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.home, self.capsys = home, capsys
+
+    def __call__(self, *argv: str) -> tuple[int, str, str]:
+        from rag.cli import main
+
+        code = main([*argv, "--home", str(self.home)])
+        out, err = self.capsys.readouterr()
+        return code, out, err
+
+    def ask_json(self, question: str, *extra: str) -> dict:
+        import json
+
+        code, out, err = self("ask", question, "--json", "--llm", "extractive", *extra)
+        assert code == 0, err
+        return json.loads(out)
+
+
+@pytest.fixture
+def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+            tmp_path: Path) -> CLI:  # fmt: skip
+    monkeypatch.setattr("rag.factory.make_embedder", lambda settings: minilm)
+    return CLI(tmp_path / "cli-home", capsys)

@@ -574,7 +574,7 @@ def test_bom_is_accepted(tmp_path: Path) -> None:
 
 
 def test_supported_suffixes() -> None:
-    assert SUPPORTED_SUFFIXES == (".jsonl", ".json", ".csv", ".bib", ".txt")
+    assert SUPPORTED_SUFFIXES == (".jsonl", ".json", ".csv", ".bib", ".txt", ".ris", ".pdf")
 
 
 def test_derived_titles() -> None:

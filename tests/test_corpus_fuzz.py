@@ -9,7 +9,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rag.corpus import SUPPORTED_SUFFIXES, read_papers
@@ -18,7 +18,12 @@ from rag.errors import CorpusError
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 FIELDS = ["id", "paper_id", "title", "abstract", "summary", "authors", "author", "year", "venue", "journal",
-          "booktitle", "url", "code_url", "arxiv_id", "eprint", "doi", "archivePrefix", "extra", "ID", "Abstract"]
+          "booktitle", "url", "code_url", "arxiv_id", "eprint", "doi", "archivePrefix", "extra", "ID", "Abstract",
+          # the outside formats' marker fields, so detection is exercised too
+          "paperId", "externalIds", "abstract_inverted_index", "authorships", "authors_parsed", "versions",
+          "issued", "container-title", "citation-key", "DOI"]
+OUR = {"id", "paper_id", "title", "abstract", "summary", "authors", "author", "year", "venue", "url", "arxiv_id",
+       "eprint", "doi", "code_url", "journal", "booktitle"}
 
 # text with the characters that matter to the parsers: delimiters, escapes, controls, odd unicode
 tricky = st.text(st.one_of(st.sampled_from(list('{}()[]"\',;:=#@%\\\n\r\t \x00\x0b\x1c\x85\u2028\ufeff\ud800é😀-_.')),
@@ -60,6 +65,13 @@ BIB_PIECES = ["@article{", "@misc(", "@string{", "@comment{", "@preamble{", "key
               " author = ", " year = ", "eprint = ", "doi = ", "{", "}", "(", ")", '"', " # ", ",", "=", "\n",
               '{\\"u}', "\\'{e}", "\\c{c}", "\\ss", "\\textbf{", " and ", "2020", "jan", "An abstract.", "%"]
 
+RIS_PIECES = ["TY  - JOUR\n", "TY  - CONF\n", "TI  - ", "T1  - ", "AU  - ", "A1  - ", "PY  - ", "Y1  - ",
+              "AB  - ", "N2  - ", "JO  - ", "DO  - ", "UR  - ", "ID  - ", "ER  - \n", "ER  -\n", "\n", "\r\n",
+              "Lee, Ann", "2020///", "An abstract.", "10.1/x"]
+PDF_PIECES = ["%PDF-1.4\n", "1 0 obj\n", "<< /Type /Catalog /Pages 2 0 R >>", "endobj\n", "stream\n",
+              "endstream\n", "xref\n0 1\n", "trailer\n<< /Root 1 0 R >>\n", "startxref\n9\n", "%%EOF\n",
+              "/Encrypt", "BT /F1 12 Tf (Abstract) Tj ET"]
+
 near_valid = {
     ".jsonl": mutated(st.lists(record, max_size=5).map(_jsonl)),
     ".json": mutated(st.lists(record, max_size=5).map(lambda rs: json.dumps(rs, indent=1, ensure_ascii=False))),
@@ -69,6 +81,8 @@ near_valid = {
     ".bib": mutated(st.lists(st.one_of(st.sampled_from(BIB_PIECES), tricky), max_size=40).map("".join)),
     ".txt": mutated(st.lists(st.one_of(tricky, st.sampled_from(["\n\n", "\n", "Title\n", "An abstract. "])),
                              max_size=20).map("".join)),
+    ".ris": mutated(st.lists(st.one_of(st.sampled_from(RIS_PIECES), tricky), max_size=30).map("".join)),
+    ".pdf": mutated(st.lists(st.one_of(st.sampled_from(PDF_PIECES), tricky), max_size=20).map("".join)),
 }
 
 
@@ -126,10 +140,24 @@ def test_any_text_under_any_suffix_skip_mode(text: str, suffix: str) -> None:
 @FUZZ
 @given(records=st.lists(record, min_size=1, max_size=6))
 def test_well_formed_jsonl_never_raises_in_skip_mode(records: list[dict[str, object]]) -> None:
-    """Well-formed JSON lines may be bad records, but skip mode always reads the file to the end."""
+    """Well-formed JSON lines may be bad records, but skip mode always reads the file to the end (once its first
+    record names one of our fields: a first record in no known format refuses the file, see below)."""
+    assume({k.lower() for k in records[0]} & OUR)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ok.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         warnings: list[str] = []
         papers = read_papers([path], on_error="skip", warn=warnings.append)
     assert len(papers) + len(warnings) == len(records)
+
+
+def test_jsonl_whose_first_record_is_in_no_known_format_is_refused_with_what_it_holds(tmp_path: Path) -> None:
+    path = tmp_path / "tweets.jsonl"
+    path.write_text('{"text": "hello", "likes": 3}\n{"text": "bye"}\n', encoding="utf-8")
+    for mode in ("stop", "skip"):
+        try:
+            read_papers([path], on_error=mode)
+        except CorpusError as e:
+            assert str(e).startswith(f"{path}:1: not a format rag reads (a JSON object with keys likes, text)")
+        else:
+            raise AssertionError("a file in no known format was read")

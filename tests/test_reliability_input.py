@@ -42,7 +42,8 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def _one_error_line(code: int, out: str, err: str) -> str:
     assert code == 2, (code, out[-500:], err[-500:])
     assert "Traceback" not in err + out
-    lines = [line for line in err.splitlines() if line.strip()]
+    # besides the error, stderr may only name the format each file is read as ("reading X as JSONL ...")
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("reading ")]
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     return lines[0]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.text import split_sentences
+from rag.text import pages_label, split_sentences
 from rag.types import Citation, Hit
 
 REFUSAL = "The indexed papers do not answer this question."
@@ -95,8 +95,10 @@ def citations_for(numbers: Sequence[int], hits: Sequence[Hit]) -> tuple[Citation
     out = []
     for n in numbers:
         if 1 <= n <= len(hits):
-            paper = hits[n - 1].paper
-            out.append(Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url))
+            hit = hits[n - 1]
+            paper = hit.paper
+            out.append(Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, page=hit.page,
+                                page_end=hit.page_end))  # fmt: skip
     return tuple(out)
 
 
@@ -115,6 +117,8 @@ def format_sources(hits: Sequence[Hit]) -> str:
             if x
         )
         links = " ".join(x for x in (p.url or "", f"code: {p.code_url}" if p.code_url else "") if x)
-        header = f"[{n}] {p.title}" + (f" ({meta})" if meta else "") + (f"\n{links}" if links else "")
+        where = pages_label(h.page, h.page_end)
+        where = f", {where}" + (f", section {h.section}" if h.section else "") if where else ""
+        header = f"[{n}] {p.title}" + (f" ({meta})" if meta else "") + where + (f"\n{links}" if links else "")
         blocks.append(f"{header}\n{h.text}")
     return "\n\n".join(blocks)

@@ -1,4 +1,4 @@
-"""`rag index | search | ask | eval | ui`: argument parsing and terminal output only.
+"""`rag index | search | ask | export | eval | ui`: argument parsing and terminal output only.
 
 User mistakes (RagError) end in one line on stderr and exit code 2, never a traceback.
 """
@@ -14,6 +14,7 @@ from typing import Any
 from rag.errors import RagError
 from rag.filters import Filters
 from rag.settings import LLM_CHOICES, Settings, load_settings
+from rag.text import pages_label
 
 EXAMPLE_QUESTION = "How many wells are in the Alberta dataset?"
 
@@ -51,15 +52,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "index",
         help="build or update the index",
-        description="Build or update the index so it "
-        "holds exactly the papers in SOURCE (default: the bundled ICML 2025 corpus). Unchanged "
-        "papers are not re-embedded.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Build or update the index so it holds exactly the papers in SOURCE (default: the bundled "
+        "ICML 2025 corpus).\nUnchanged papers are not re-embedded. Each file's format is recognised by its content "
+        "and named on stderr:\n"
+        "  our JSONL / JSON / CSV / BibTeX / plain text, the arXiv metadata snapshot (Kaggle), OpenAlex works,\n"
+        "  Semantic Scholar API results, RIS (EndNote, Mendeley, Zotero, Web of Science, Scopus), CSL-JSON\n"
+        "  (Zotero, Better BibTeX), and PDFs (with the pdf extra: pip install -e '.[pdf]').",
+        epilog="examples:\n"
+        "  rag index ~/papers/                                   every supported file in the directory\n"
+        "  rag index zotero.json refs.ris --collection mylab\n"
+        "  rag index arxiv-metadata-oai-snapshot.json --where 'categories=cs.LG' --since 2024-01-01\n"
+        "  rag index pdfs/ --full-text --skip-bad                chunk the PDFs' body too; skip unreadable PDFs",
     )
     p.add_argument(
-        "sources", nargs="*", metavar="SOURCE", help=".jsonl, .json, .csv, .bib or .txt files, or directories"
-    )
+        "sources", nargs="*", metavar="SOURCE",
+        help="files (.jsonl .json .csv .bib .txt .ris .pdf) or directories",
+    )  # fmt: skip
     p.add_argument("--rebuild", action="store_true", help="build from scratch (swapped in only when complete)")
-    p.add_argument("--skip-bad", action="store_true", help="skip malformed records with a warning instead of stopping")
+    p.add_argument(
+        "--skip-bad", action="store_true",
+        help="skip malformed records, unreadable PDFs and directory entries with a warning instead of stopping",
+    )  # fmt: skip
+    p.add_argument(
+        "--where", action="append", metavar="FIELD~TEXT",
+        help="index only records whose FIELD contains TEXT (FIELD=TEXT: equals; != and !~ negate; repeat to "
+        "require several), e.g. 'categories=cs.LG', 'title~diffusion'; applied while the file streams",
+    )  # fmt: skip
+    p.add_argument("--since", metavar="DATE", help="index only records dated DATE or later (YYYY[-MM[-DD]])")
+    p.add_argument("--full-text", action="store_true", help="PDFs: chunk the body too (sections, pages), not only "
+                   "the abstract; citations then name the page")  # fmt: skip
+    p.add_argument("--allow-empty", action="store_true", help="let a run that finds no papers empty the index "
+                   "(otherwise refused)")  # fmt: skip
     p.add_argument("--embedder", choices=["minilm", "openai"], help="embedding backend (default: minilm, local)")
     _common(p)
 
@@ -85,7 +109,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=None, help="number of sources (default 5)")
     p.add_argument("--summary", action="store_true", help="literature-summary mode: one line per paper")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming text")
+    p.add_argument(
+        "--format", choices=["text", "markdown", "bibtex", "json"], default="text",
+        help="text: streamed (default); markdown: the answer with a reference list, for notes; bibtex: the cited "
+        "papers' BibTeX entries; json: as --json",
+    )  # fmt: skip
     _llm(p)
+    _filters(p)
+    _common(p)
+
+    p = sub.add_parser(
+        "export",
+        help="write out the indexed papers (JSONL, BibTeX or CSV)",
+        description="Write every indexed paper with its metadata and abstract, to see and reuse your library. "
+        "The JSONL output indexes back to the same papers: rag export --format jsonl > lib.jsonl && rag index "
+        "lib.jsonl. Full-text chunks are not exported (re-index the PDFs for those).",
+    )
+    p.add_argument("--format", choices=["jsonl", "bibtex", "csv"], default="jsonl", help="output format (jsonl)")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     _filters(p)
     _common(p)
 
@@ -141,23 +182,6 @@ def filters_from(args: argparse.Namespace) -> Filters:
     return Filters(args.year_min, args.year_max, args.venue, args.author)
 
 
-def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
-    from rag.factory import build_index
-    from rag.progress import ProgressBar
-
-    with ProgressBar("embedding", unit="paper") as bar:
-        report = build_index(
-            settings,
-            args.sources or None,
-            rebuild=args.rebuild,
-            on_error="skip" if args.skip_bad else "stop",
-            progress=bar.update,
-            warn=lambda msg: print(f"warning: {msg}", file=sys.stderr),
-        )
-    print(report.line())
-    return 0
-
-
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     from rag.factory import open_retriever
 
@@ -173,6 +197,9 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
                     "score": round(h.score, 4),
                     "dense_score": None if h.dense_score is None else round(h.dense_score, 4),
                     "chunk_id": h.chunk_id,
+                    "page": h.page,
+                    "page_end": h.page_end,
+                    "section": h.section,
                     "text": h.text,
                 }
                 for h in hits
@@ -184,7 +211,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         print("no matching papers")
     for rank, h in enumerate(hits, 1):
         year = f" ({h.paper.year})" if h.paper.year else ""
-        print(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}  {h.paper.id}")
+        where = f", {pages_label(h.page, h.page_end)}" if h.page is not None else ""
+        print(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}{where}  {h.paper.id}")
         if h.paper.url:
             print(f"    {h.paper.url}")
     return 0
@@ -195,7 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = settings_from(args)
         if args.command == "index":
+            from rag.cli.index import cmd_index
+
             return cmd_index(args, settings)
+        if args.command == "export":
+            from rag.cli.index import cmd_export
+
+            args.filters = filters_from(args)
+            return cmd_export(args, settings)
         if args.command == "search":
             return cmd_search(args, settings)
         if args.command == "ask":

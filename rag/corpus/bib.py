@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from rag.corpus.bibtex import BibProblem, parse_bibtex
-from rag.corpus.text_io import Fields, Record, read_text
+from rag.corpus.source_file import Source
+from rag.corpus.text_io import Fields, Record
 
 
-def read_bibtex(path: Path) -> Iterator[Record]:
-    for entry in parse_bibtex(read_text(path)):
+def read_bibtex(source: Source) -> Iterator[Record]:
+    for entry in parse_bibtex(source.text()):
         if isinstance(entry, BibProblem):
             yield entry.line, entry.reason
             continue

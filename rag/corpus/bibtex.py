@@ -62,7 +62,8 @@ _ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u
             "r": "\u030a", "d": "\u0323", "b": "\u0331"}
 _SYMBOLS = {"ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
             "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "LaTeX": "LaTeX", "TeX": "TeX", "ldots": "…", "dots": "…",
-            "textendash": "–", "textemdash": "—"}
+            "textendash": "–", "textemdash": "—", "textbackslash": "\\", "textasciicircum": "^",
+            "textasciitilde": "\ue002"}
 _DROPPED = frozenset({"textbf", "textit", "emph", "textsc", "texttt", "textrm", "textsf", "textup", "textsl", "mathrm",
                       "mathbf", "mathit", "mathcal", "mathsf", "mathtt", "mbox", "url", "href", "bf", "it", "em", "sc",
                       "tt", "rm", "sf"})
@@ -82,7 +83,8 @@ def latex_to_text(value: str) -> str:
     text = _LETTER_ACCENT_RE.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), text)
     text = _COMMAND_RE.sub(_command, text)
     text = text.replace("~", " ").replace("{", "").replace("}", "")
-    return unicodedata.normalize("NFC", text.replace("\ue000", "{").replace("\ue001", "}"))
+    text = text.replace("\ue000", "{").replace("\ue001", "}").replace("\ue002", "~")
+    return unicodedata.normalize("NFC", text)
 
 
 def latex_verbatim(value: str) -> str:

@@ -1,54 +1,57 @@
-"""A JSON array of paper objects, decoded element by element so each one has a line number."""
+"""JSON documents of papers, streamed value by value (rag.corpus.json_stream): a JSON array of our records, and
+the same walk for the outside formats' arrays (a CSL-JSON array, a Semantic Scholar batch) and API pages whose
+papers sit under one key (`{"meta": ..., "results": [...]}`, `{"total": ..., "data": [...]}`)."""
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
-from rag.corpus.text_io import Record, as_object, corpus_error, read_text
+from rag.corpus.json_stream import JsonStream
+from rag.corpus.source_file import Source
+from rag.corpus.text_io import Fields, Record, as_object, corpus_error
 
-_JSON_SPACE_RE = re.compile(r"[ \t\n\r]*")
+Convert = Callable[[dict[str, object]], Fields | str]
 
 
-def read_json_array(path: Path) -> Iterator[Record]:
-    """A JSON array of objects, decoded element by element so each one has a line number."""
-    text = read_text(path)
-    decoder = json.JSONDecoder()
-    line, counted = 1, 0
+def _records(values: Iterator[tuple[int, object]], convert: Convert | None) -> Iterator[Record]:
+    for line, value in values:
+        obj = as_object(value)
+        yield line, obj if isinstance(obj, str) or convert is None else convert(obj)
 
-    def skip(i: int) -> int:
-        return _JSON_SPACE_RE.match(text, i).end()  # type: ignore[union-attr]  # always matches
 
-    def where(i: int) -> str:
-        nonlocal line, counted
-        line, counted = line + text.count("\n", counted, i), i
-        return f"{path}:{line}"
-
-    i = skip(0)
-    if i == len(text):
+def read_array_as(source: Source, convert: Convert | None) -> Iterator[Record]:
+    """A top-level JSON array: every element is a record. A file of only whitespace has none."""
+    stream = JsonStream(source.path, source.blocks())
+    if stream.peek() == "":
         return
-    if text[i] != "[":
-        raise corpus_error(f"{where(i)}: expected a JSON array of objects")
-    i = skip(i + 1)
-    while i < len(text) and text[i] != "]":
-        start = where(i)
-        try:
-            value, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError as e:
-            raise corpus_error(f"{path}:{e.lineno}: invalid JSON ({e.msg})") from None
-        except (ValueError, RecursionError) as e:
-            raise corpus_error(f"{start}: invalid JSON ({e or 'nested too deeply'})") from None
-        yield line, as_object(value)
-        i = skip(end)
-        if i < len(text) and text[i] == ",":
-            i = skip(i + 1)
-            if i < len(text) and text[i] == "]":
-                raise corpus_error(f"{where(i)}: invalid JSON (trailing comma)")
-        elif i < len(text) and text[i] != "]":
-            raise corpus_error(f"{where(i)}: invalid JSON (expected ',' or ']')")
-    if i >= len(text):
-        raise corpus_error(f"{where(i)}: invalid JSON (unclosed array)")
-    if skip(i + 1) != len(text):
-        raise corpus_error(f"{where(i)}: invalid JSON (extra data)")
+    yield from _records(stream.items(), convert)
+    stream.end()
+
+
+def read_page_as(source: Source, key: str, convert: Convert) -> Iterator[Record]:
+    """A top-level object whose `key` holds the array of records; the other members are skipped."""
+    stream = JsonStream(source.path, source.blocks())
+    found = False
+    for name in stream.members():
+        if name == key and not found:
+            found = True
+            if stream.peek() == "[":
+                yield from _records(stream.items(), convert)
+            else:
+                raise corpus_error(f"{stream.where()}: expected an array of papers under {key!r}")
+    stream.end()
+    if not found:
+        raise corpus_error(f"{source.path}: the JSON object has no {key!r} array")
+
+
+def read_object_as(source: Source, convert: Convert) -> Iterator[Record]:
+    """A file that is one JSON object, one paper (an OpenAlex work or a Semantic Scholar paper as the API
+    returns it for a single id)."""
+    stream = JsonStream(source.path, source.blocks())
+    yield from _records(iter([stream.value()]), convert)
+    stream.end()
+
+
+def read_json_array(source: Source) -> Iterator[Record]:
+    """A JSON array of our own records, decoded element by element so each one has a line number."""
+    return read_array_as(source, None)

@@ -1,30 +1,47 @@
-"""JSON Lines: one paper object a line, read line by line (a JSONL corpus may be large)."""
+"""JSON Lines: one object a line, read line by line (a JSONL corpus may be several GB)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
-from rag.corpus.text_io import Record, as_object, check_bytes, decode
+from rag.corpus.source_file import Source
+from rag.corpus.text_io import FILTERED_OUT, Fields, Record, as_object
+
+Convert = Callable[[dict[str, object]], Fields | str]
 
 
-def read_jsonl(path: Path) -> Iterator[Record]:
-    with path.open("rb") as f:
-        offset = 0
-        for number, raw in enumerate(f, 1):
-            check_bytes(path, raw, offset)
-            line = decode(path, raw, offset)
-            offset += len(raw)
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as e:
-                yield number, f"invalid JSON ({e.msg})"
-            except RecursionError:
-                yield number, "invalid JSON (nested too deeply)"
-            except ValueError as e:
-                yield number, f"invalid JSON ({e})"
-            else:
-                yield number, as_object(value)
+def json_lines(source: Source) -> Iterator[tuple[int, object | str, bool]]:
+    """(line number, decoded value or why the line is not JSON, whether it decoded) for each non-blank line.
+    A line that lacks one of `source.options.needles` is never decoded: it is yielded as FILTERED_OUT."""
+    needles = tuple(n.encode("utf-8") for n in source.options.needles)
+    for number, raw, offset in source.raw_lines():
+        if needles and not all(n in raw.lower() for n in needles):
+            if raw.strip():
+                yield number, FILTERED_OUT, True
+            continue
+        line = source.line_text(raw, offset)
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), True
+        except json.JSONDecodeError as e:
+            yield number, f"invalid JSON ({e.msg})", False
+        except RecursionError:
+            yield number, "invalid JSON (nested too deeply)", False
+        except ValueError as e:
+            yield number, f"invalid JSON ({e})", False
+
+
+def read_lines_as(source: Source, convert: Convert | None) -> Iterator[Record]:
+    """Every line as a record, through `convert` (an outside format's fields -> ours) when given."""
+    for number, value, ok in json_lines(source):
+        if value is FILTERED_OUT or not ok:
+            yield number, value  # type: ignore[misc]  # FILTERED_OUT or the reason
+            continue
+        obj = as_object(value)
+        yield number, obj if isinstance(obj, str) or convert is None else convert(obj)
+
+
+def read_jsonl(source: Source) -> Iterator[Record]:
+    return read_lines_as(source, None)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from rag.corpus.text_io import Fields, json_kind, slugify
-from rag.types import Paper
+from rag.types import Paper, Section
 
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # whitespace controls are collapsed later
@@ -105,12 +105,11 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         raise BadRecord(f"abstract is {len(abstract):,} characters; the limit is {max_abstract_chars:,}")
     arxiv_id = _text(_first(f, "arxiv_id", "eprint"))
     arxiv_id = re.sub(r"(?i)^arxiv:\s*", "", arxiv_id) if arxiv_id else None
-    doi = _text(f.get("doi"))
+    doi = bare_doi(_text(f.get("doi")))
     url = _text(f.get("url"))
     if url is None and arxiv_id:
         url = f"https://arxiv.org/abs/{arxiv_id}"
     elif url is None and doi:
-        doi = re.sub(r"(?i)^(doi:\s*|https?://(dx\.)?doi\.org/)", "", doi)
         url = f"https://doi.org/{doi}"
     return Paper(
         id=_paper_id(_first(f, "id", "paper_id"), path, abstract),
@@ -123,4 +122,47 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         code_url=_text(f.get("code_url")),
         arxiv_id=arxiv_id or None,
         source=str(path),
+        doi=doi,
+        body=_body(f.get("body")),
     )
+
+
+def bare_doi(doi: str | None) -> str | None:
+    """ "https://doi.org/10.1/X", "doi:10.1/X" -> "10.1/X"."""
+    if not doi:
+        return None
+    return re.sub(r"(?i)^(doi:\s*|https?://(dx\.)?doi\.org/)", "", doi.strip()) or None
+
+
+def _body(value: object) -> tuple[Section, ...]:
+    if not isinstance(value, list | tuple):
+        return ()
+    return tuple(
+        Section(s.page, s.heading, text) for s in value if isinstance(s, Section) and (text := _clean(s.text))
+    )
+
+
+def person(given: object, family: object, suffix: object = None) -> str | None:
+    """("Ann", "Lee", "Jr.") -> "Ann Lee Jr."; parts that are not text are left out."""
+    parts = [p.strip() for p in (given, family, suffix) if isinstance(p, str) and p.strip()]
+    return " ".join(parts) or None
+
+
+def last_first(name: str) -> str:
+    """ "Lee, Ann" -> "Ann Lee"; "Lee, Ann, Jr." -> "Ann Lee Jr."; a name without a comma is kept."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) < 2 or not all(parts):
+        return name.strip()
+    return " ".join([parts[1], parts[0], *parts[2:]])
+
+
+def stable_id(prefix: str, *parts: object) -> str:
+    """An id for a record that carries none, from what identifies the paper (not from the file it is in, so
+    re-exporting a library to another file name keeps every id)."""
+    key = "\n".join(" ".join(str(p).lower().split()) for p in parts if p)
+    return f"{prefix}-{hashlib.sha1(key.encode('utf-8')).hexdigest()[:12]}"
+
+
+def valid_id(value: object) -> str | None:
+    """The value when it can be a paper id as it is, else None."""
+    return value.strip() if isinstance(value, str) and _ID_RE.fullmatch(value.strip()) else None

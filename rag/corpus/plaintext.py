@@ -4,9 +4,9 @@ the collection, and a short first line that ends no sentence is the paper's titl
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
-from rag.corpus.text_io import Fields, Record, read_text, slugify
+from rag.corpus.source_file import Source
+from rag.corpus.text_io import Fields, Record, slugify
 
 
 def _looks_like_title(lines: list[str]) -> bool:
@@ -20,11 +20,11 @@ def _looks_like_title(lines: list[str]) -> bool:
     )
 
 
-def read_text_file(path: Path) -> Iterator[Record]:
+def read_text_file(source: Source) -> Iterator[Record]:
     """Blank-line-separated paragraphs; an optional first one-line paragraph names the collection."""
     paragraphs: list[tuple[int, list[str]]] = []
     current: list[str] | None = None
-    for number, line in enumerate(read_text(path).replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
+    for number, line in enumerate(source.text().replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
         if not line.strip():
             current = None
         elif current is None:
@@ -37,7 +37,7 @@ def read_text_file(path: Path) -> Iterator[Record]:
         first = paragraphs[0][1][0]
         if len(first) < 120 and not first.endswith("."):
             venue, paragraphs = first, paragraphs[1:]
-    slug = slugify(path.stem)
+    slug = slugify(source.path.stem)
     for index, (number, lines) in enumerate(paragraphs):
         fields: Fields = {"id": f"{slug}-{index:02d}", "venue": venue, "abstract": "\n".join(lines)}
         if _looks_like_title(lines):

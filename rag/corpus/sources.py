@@ -1,24 +1,44 @@
-"""Read papers from corpus files and directories: JSONL, JSON arrays, CSV, BibTeX and plain text.
+"""Read papers from corpus files and directories, in any format rag.corpus.detect recognises.
 
-`iter_papers` finds the files, reads each with the reader for its format (rag.corpus.formats), validates each
-record into a `Paper` (rag.corpus.paper_fields) and checks ids are unique across all sources. Whatever the
-bytes, the only exception that escapes is `CorpusError`, with a one-line `file:line: reason` message.
+`iter_papers` finds the files (reporting directory entries it cannot read instead of passing over them), names
+each file's format, reads it with that format's reader, keeps the records `--where`/`--since` select, validates
+each into a `Paper` (rag.corpus.paper_fields) and checks ids are unique across all sources, counting bytes read
+for progress. Whatever the bytes, the only exception that escapes is `CorpusError`, with a one-line message.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.corpus.formats import READERS, SUPPORTED_SUFFIXES
+from rag.corpus.detect import detect
+from rag.corpus.formats import SUPPORTED_SUFFIXES, Format
 from rag.corpus.paper_fields import BadRecord, build_paper
-from rag.corpus.text_io import corpus_error, one_line
+from rag.corpus.select import Selection
+from rag.corpus.source_file import ReadOptions, Source, file_size
+from rag.corpus.text_io import FILTERED_OUT, corpus_error, one_line
 from rag.errors import CorpusError
 from rag.types import Paper
 
 _log = logging.getLogger(__name__)
+Progress = Callable[[int, int, int], None]  # (bytes read, bytes in all files, papers so far)
+
+
+@dataclass
+class CorpusStats:
+    """What a read found, filled in as it goes (the indexer reports it and refuses an empty result)."""
+
+    files: int = 0
+    bytes: int = 0
+    records: int = 0
+    papers: int = 0
+    skipped: int = 0  # bad records and unreadable files passed over with on_error="skip"
+    filtered: int = 0  # records --where/--since did not select
+    formats: dict[str, str] = field(default_factory=dict)  # file -> format label
 
 
 @dataclass(frozen=True)
@@ -26,31 +46,74 @@ class _Options:
     on_error: str
     max_abstract_chars: int
     warn: Callable[[str], None]
+    info: Callable[[str], None] | None
+    selection: Selection
+    read: ReadOptions
+    progress: Progress | None
 
-    def bad(self, message: str) -> None:
+    def bad(self, message: str, stats: CorpusStats) -> None:
         if self.on_error == "stop":
             raise corpus_error(message)
+        stats.skipped += 1
         self.warn(one_line(message))
 
 
-def _files(source: Path | str) -> list[Path]:
+_KINDS = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+          stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a directory"}  # fmt: skip
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why `path` cannot be read as a corpus file (it is a pipe, a device...), or None when it is a file."""
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS.items() if test(mode)), "not a regular file")
+    return f"{path}: {kind}, not a file; rag reads every corpus file twice, so save it to a file first"
+
+
+def _walk(root: Path, opts: _Options, stats: CorpusStats) -> list[Path]:
+    """Corpus files under `root`, sorted; hidden files and directories are left out, and every entry that
+    cannot be read (an unlistable directory, a broken link, a pipe) is reported."""
+    found: list[Path] = []
+    problems: list[str] = []
+
+    def unlistable(e: OSError) -> None:
+        problems.append(f"{e.filename}: cannot list this directory ({e.strerror or e})")
+
+    for folder, dirs, names in os.walk(root, onerror=unlistable):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in names:
+            path = Path(folder, name)
+            if name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            try:
+                reason = _not_regular(path)
+            except FileNotFoundError:
+                reason = f"{path}: a broken symbolic link (to {os.readlink(path)})"
+            except OSError as e:
+                reason = f"{path}: cannot read ({e.strerror or e})"
+            if reason is None and not os.access(path, os.R_OK):
+                reason = f"{path}: cannot read (permission denied)"
+            if reason is None:
+                found.append(path)
+            else:
+                problems.append(reason)
+    for problem in sorted(problems):
+        opts.bad(problem, stats)
+    if not found and not problems:
+        raise corpus_error(f"{root}: no corpus files in this directory (looked for {', '.join(SUPPORTED_SUFFIXES)})")
+    return sorted(found)
+
+
+def _files(source: Path | str, opts: _Options, stats: CorpusStats) -> list[Path]:
     path = Path(source)
     if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix.lower() in SUPPORTED_SUFFIXES
-            and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            and p.is_file()
-        )
-        if not files:
-            raise corpus_error(
-                f"{path}: no corpus files in this directory (looked for {', '.join(SUPPORTED_SUFFIXES)})"
-            )
-        return files
+        return _walk(path, opts, stats)
     if not path.exists():
-        raise corpus_error(f"{path}: no such file")
-    if path.suffix.lower() not in READERS:
+        raise corpus_error(f"{path}: no such file" + (" (a broken symbolic link)" if path.is_symlink() else ""))
+    if (reason := _not_regular(path)) is not None:
+        raise corpus_error(reason)
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise corpus_error(
             f"{path}: unsupported file type {path.suffix or '(no suffix)'!r}; "
             f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
@@ -58,43 +121,91 @@ def _files(source: Path | str) -> list[Path]:
     return [path]
 
 
-def _read_file(path: Path, opts: _Options, seen: dict[str, str]) -> Iterator[Paper]:
+class _Meter:
+    def __init__(self, total: int, opts: _Options, stats: CorpusStats) -> None:
+        self.total, self.done, self.opts, self.stats = total, 0, opts, stats
+
+    def at(self, position: int) -> None:
+        if self.opts.progress is not None:
+            self.opts.progress(min(self.done + position, self.total), self.total, self.stats.papers)
+
+
+class _Seen:
+    """Ids read so far and where each was first defined, packed as one int (file number, line): a million
+    papers cost the ids and ~30 bytes each, not a "file:line" string each."""
+
+    def __init__(self) -> None:
+        self.files: list[Path] = []
+        self.where: dict[str, int] = {}
+
+    def first(self, paper_id: str) -> str | None:
+        packed = self.where.get(paper_id)
+        if packed is None:
+            return None
+        path, line = self.files[packed >> 32], packed & 0xFFFFFFFF
+        return f"{path}:{line}" if line else str(path)
+
+    def add(self, paper_id: str, line: int) -> None:
+        self.where[paper_id] = (len(self.files) - 1) << 32 | min(line, 0xFFFFFFFF)
+
+
+def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: CorpusStats,
+               meter: _Meter) -> Iterator[Paper]:  # fmt: skip
     records = 0
-    for line, record in READERS[path.suffix.lower()](path):
-        records += 1
-        where = f"{path}:{line}"
-        try:
-            if isinstance(record, str):
-                raise BadRecord(record)
-            paper = build_paper(record, path, opts.max_abstract_chars)
-        except BadRecord as e:
-            opts.bad(f"{where}: {e}")
-            continue
-        if paper.id in seen:
-            opts.bad(f"{seen[paper.id]} and {where} both define id {paper.id!r}")
-            continue
-        seen[paper.id] = where
-        yield paper
+    seen.files.append(path)
+    with Source(path, opts.read, meter.at) as source:
+        if fmt.label != "PDF":
+            source.check_head()
+        for line, record in fmt.read(source):
+            records += 1
+            if record is FILTERED_OUT or (not isinstance(record, str) and not opts.selection.accepts(record)):
+                stats.filtered += 1
+                continue
+            stats.records += 1
+            where = f"{path}:{line}" if line else str(path)
+            try:
+                if isinstance(record, str):
+                    raise BadRecord(record)
+                paper = build_paper(record, path, opts.max_abstract_chars)
+            except BadRecord as e:
+                opts.bad(f"{where}: {e}", stats)
+                continue
+            if (first := seen.first(paper.id)) is not None:
+                opts.bad(f"{first} and {where} both define id {paper.id!r}", stats)
+                continue
+            seen.add(paper.id, line)
+            stats.papers += 1
+            yield paper
+    meter.done += file_size(path)
+    meter.at(0)
     if records == 0:
         raise corpus_error(f"{path}: empty file; it has no papers")
 
 
-def _iter(sources: Sequence[Path | str], opts: _Options) -> Iterator[Paper]:
-    seen: dict[str, str] = {}
-    done: set[Path] = set()
+def _iter(sources: Sequence[Path | str], opts: _Options, stats: CorpusStats) -> Iterator[Paper]:
+    seen = _Seen()
     where = "corpus"
     try:
+        plan: list[tuple[Path, Format]] = []
+        done: set[Path] = set()
         for source in sources:
             where = str(source)
-            for path in _files(source):
-                where = str(path)
+            for path in _files(source, opts, stats):
                 try:
                     key = path.resolve()
                 except (OSError, RuntimeError):
                     key = path.absolute()
                 if key not in done:  # the same file named twice, or a file inside a directory also named
                     done.add(key)
-                    yield from _read_file(path, opts, seen)
+                    where = str(path)
+                    plan.append((path, detect(path)))
+        stats.files = len(plan)
+        stats.bytes = sum(file_size(path) for path, _ in plan)
+        _announce(plan, opts, stats)
+        meter = _Meter(stats.bytes, opts, stats)
+        for path, fmt in plan:
+            where = str(path)
+            yield from _read_file(path, fmt, opts, seen, stats, meter)
     except CorpusError:
         raise
     except OSError as e:
@@ -103,19 +214,45 @@ def _iter(sources: Sequence[Path | str], opts: _Options) -> Iterator[Paper]:
         raise corpus_error(f"{where}: unexpected error reading the corpus ({type(e).__name__}: {e})") from e
 
 
+def _announce(plan: list[tuple[Path, Format]], opts: _Options, stats: CorpusStats) -> None:
+    """One line per file naming its format; a directory of many files of one format gets one line."""
+    for path, fmt in plan:
+        stats.formats[str(path)] = fmt.label
+    if opts.info is None:
+        return
+    labels = [fmt.label + (" (full text)" if fmt.label == "PDF" and opts.read.full_text else "") for _, fmt in plan]
+    if len(plan) > 10:
+        counts: dict[str, int] = {}
+        for label in labels:
+            counts[label] = counts.get(label, 0) + 1
+        opts.info(f"reading {len(plan)} files: " + ", ".join(f"{n} {label}" for label, n in counts.items()))
+        return
+    for (path, _), label in zip(plan, labels, strict=True):
+        opts.info(f"reading {path} as {label}")
+
+
 def iter_papers(
     sources: Sequence[Path | str] | Path | str,
     *,
     on_error: str = "stop",
     max_abstract_chars: int = 100_000,
     warn: Callable[[str], None] | None = None,
+    info: Callable[[str], None] | None = None,
+    selection: Selection | None = None,
+    full_text: bool = False,
+    progress: Progress | None = None,
+    stats: CorpusStats | None = None,
 ) -> Iterator[Paper]:
-    """Stream the papers in `sources` (files or directories), in order. See `read_papers`."""
+    """Stream the papers in `sources` (files or directories), in order. See `read_papers`. `info` hears the
+    "reading FILE as FORMAT" lines, `progress` the bytes read, and `stats` is filled in as the read goes."""
     if on_error not in ("stop", "skip"):
         raise ValueError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     if isinstance(sources, str | Path):
         sources = [sources]
-    return _iter(sources, _Options(on_error, max_abstract_chars, warn or _log.warning))
+    selection = selection or Selection()
+    opts = _Options(on_error, max_abstract_chars, warn or _log.warning, info, selection,
+                    ReadOptions(full_text=full_text, needles=selection.needles()), progress)  # fmt: skip
+    return _iter(sources, opts, stats if stats is not None else CorpusStats())
 
 
 def read_papers(
@@ -124,7 +261,11 @@ def read_papers(
     on_error: str = "stop",
     max_abstract_chars: int = 100_000,
     warn: Callable[[str], None] | None = None,
+    **options: object,
 ) -> list[Paper]:
     """All papers in `sources`. A bad record raises CorpusError ("stop") or is skipped with `warn(message)`
-    ("skip"); problems with a whole file (missing, binary, not UTF-8, empty, unsupported) always raise."""
-    return list(iter_papers(sources, on_error=on_error, max_abstract_chars=max_abstract_chars, warn=warn))
+    ("skip"); problems with a whole file (missing, binary, not UTF-8, empty, unsupported, not a regular file)
+    always raise. Options as for `iter_papers`."""
+    return list(
+        iter_papers(sources, on_error=on_error, max_abstract_chars=max_abstract_chars, warn=warn, **options)  # type: ignore[arg-type]
+    )

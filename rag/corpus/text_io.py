@@ -13,6 +13,8 @@ from rag.errors import CorpusError
 
 Fields = dict[str, object]
 Record = tuple[int, Fields | str]  # (line number, fields) or (line number, why the record is bad)
+# what a reader yields for a record it did not decode because it cannot pass the --where filter (counted, not read)
+FILTERED_OUT: Fields = {"__filtered_out__": True}
 
 _UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
@@ -53,12 +55,6 @@ def decode(path: Path, data: bytes, offset: int) -> str:
             f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {offset + e.start}); convert it to UTF-8"
         ) from None
     return text.removeprefix("\ufeff") if offset == 0 else text
-
-
-def read_text(path: Path) -> str:
-    data = path.read_bytes()
-    check_bytes(path, data, 0)
-    return decode(path, data, 0)
 
 
 def as_object(value: object) -> Fields | str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.corpus import iter_papers
+from rag.corpus import CorpusStats, Selection, iter_papers
 from rag.errors import CorpusError, IndexMissingError
 from rag.index.chunking import chunk_paper
 from rag.index.docstore import DocStore, DocStoreBuilder
@@ -38,11 +38,15 @@ class IndexReport:
     removed: int
     seconds: float
     metadata_updated: int = 0
+    filtered: int = 0  # records --where/--since left out
+    bad: int = 0  # bad records and unreadable files skipped (--skip-bad)
 
     def line(self) -> str:
+        left_out = [f"{n:,} {what}" for n, what in ((self.filtered, "filtered out"), (self.bad, "skipped as bad")) if n]
         return (
             f"indexed {self.papers} papers: {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s)"
+            + (f"; records {', '.join(left_out)}" if left_out else "")
         )
 
 
@@ -60,9 +64,20 @@ class _Planned:
     paper_id: str
 
 
-def _items(sources: Sequence[str | Path], settings: IndexSettings, on_error: str, warn: Warn | None) -> Iterator[Item]:
+@dataclass(frozen=True)
+class _Read:
+    """How the sources are read, the same in both passes."""
+
+    sources: Sequence[str | Path]
+    on_error: str
+    selection: Selection
+
+
+def _items(read: _Read, settings: IndexSettings, warn: Warn | None, **extra: object) -> Iterator[Item]:
     """Every chunk of every paper with its metadata, streamed from the files (nothing is held whole)."""
-    for paper in iter_papers(sources, on_error=on_error, warn=warn):
+    papers = iter_papers(read.sources, on_error=read.on_error, warn=warn, selection=read.selection,
+                         full_text=settings.full_text, **extra)  # type: ignore[arg-type]  # fmt: skip
+    for paper in papers:
         chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
         for chunk in chunks:
             yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=len(chunks) > 1)
@@ -79,22 +94,31 @@ def build_index(
     on_error: str = "stop",
     progress: Progress | None = None,
     warn: Warn | None = None,
+    info: Warn | None = None,
+    read_progress: Callable[[int, int, int], None] | None = None,
+    selection: Selection | None = None,
+    allow_empty: bool = False,
 ) -> IndexReport:
-    """Build or update the index so it holds exactly the papers in `sources`. `embedder` is used only when
-    something needs embedding (its `name` must be known without loading the model).
+    """Build or update the index so it holds exactly the papers in `sources` (those `selection` keeps, when
+    given). `embedder` is used only when something needs embedding (its `name` must be known without loading
+    the model). `info` hears which format each file is read as, `read_progress` the first pass's bytes read.
+    A run that finds no paper at all refuses (CorpusError) unless `allow_empty`: it would empty the index.
 
     Two streaming passes over the files: the first keeps only each chunk's id and hashes (to decide what to
     embed, update and remove), the second re-reads them and embeds, writes and feeds BM25 as it goes. Memory
     stays flat in the corpus size apart from those hashes and the BM25 token arrays."""
     started = time.perf_counter()
-    sources = list(sources)
+    read = _Read(list(sources), on_error, selection or Selection())
     planned: dict[str, _Planned] = {}
     papers = 0
     last_paper = None
-    for paper, chunk, meta in _items(sources, settings, on_error, warn):
+    stats = CorpusStats()
+    for paper, chunk, meta in _items(read, settings, warn, info=info, progress=read_progress, stats=stats):
         planned[chunk.id] = _Planned(chunk.content_hash, str(meta["meta_hash"]), paper.id)
         papers += paper.id != last_paper
         last_paper = paper.id
+    if not planned and not allow_empty:
+        raise CorpusError(_nothing_to_index(read, stats, store))
 
     layout.index_dir.mkdir(parents=True, exist_ok=True)
     live = store
@@ -139,7 +163,7 @@ def build_index(
             writer.on_vector = docs.set_vector
     try:
         if to_embed or meta_only or local is not None:
-            _second_pass(sources, settings, on_error, planned, to_embed, meta_only, target, writer, local)
+            _second_pass(read, settings, planned, to_embed, meta_only, target, writer, local)
         if removed:
             target.delete(removed)
         if local is not None:
@@ -162,13 +186,30 @@ def build_index(
         removed=len(removed),
         seconds=time.perf_counter() - started,
         metadata_updated=len(meta_only),
+        filtered=stats.filtered,
+        bad=stats.skipped,
     )
 
 
+def _nothing_to_index(read: _Read, stats: CorpusStats, store: VectorStore) -> str:
+    """Why a run found no paper, and what indexing nothing would do to the index that is there."""
+    if stats.filtered and not stats.records:
+        why = f"--where/--since ({read.selection.describe()}) kept none of the {stats.filtered:,} records"
+    elif stats.skipped:
+        why = f"all {stats.skipped:,} records or files were skipped as bad"
+    else:
+        why = "the sources hold no papers"
+    try:
+        held = len({str(m.get("paper_id")) for _, m in store.open().iter_metadata()}) if store.exists() else 0
+    except IndexMissingError:
+        held = 0
+    keep = f"; the index keeps its {held:,} papers" if held else ""
+    return f"nothing to index: {why}{keep} (pass --allow-empty to index nothing, which empties the index)"
+
+
 def _second_pass(
-    sources: Sequence[str | Path],
+    read: _Read,
     settings: IndexSettings,
-    on_error: str,
     planned: dict[str, _Planned],
     to_embed: set[str],
     meta_only: set[str],
@@ -182,7 +223,7 @@ def _second_pass(
     metas: list[tuple[str, dict[str, str | int]]] = []
     seen = 0
     try:
-        for item in _items(sources, settings, on_error, _ignore):
+        for item in _items(read, settings, _ignore):
             _, chunk, meta = item
             plan = planned.get(chunk.id)
             if plan is None or plan.content_hash != chunk.content_hash or plan.meta_hash != meta["meta_hash"]:

@@ -18,7 +18,7 @@ def paper_metadata(paper: Paper) -> dict[str, str | int]:
         meta["authors"] = AUTHOR_SEP.join(paper.authors)
     if paper.year is not None:
         meta["year"] = paper.year
-    for key in ("venue", "url", "code_url", "arxiv_id", "source"):
+    for key in ("venue", "url", "code_url", "arxiv_id", "source", "doi"):
         value = getattr(paper, key)
         if value:
             meta[key] = value
@@ -36,6 +36,11 @@ def chunk_metadata(paper: Paper, chunk: Chunk, whole_abstract: bool = False) -> 
     if whole_abstract and chunk.position == 0:
         meta["abstract"] = paper.abstract
     meta.update(position=chunk.position, num_tokens=chunk.num_tokens, hash=chunk.content_hash)
+    if chunk.page is not None:
+        meta["page"] = chunk.page
+        meta["page_end"] = chunk.page_end if chunk.page_end is not None else chunk.page
+    if chunk.section:
+        meta["section"] = chunk.section
     meta["meta_hash"] = meta_hash(meta)
     return meta
 
@@ -54,7 +59,16 @@ def paper_from_metadata(meta: Mapping[str, Any], abstract: str) -> Paper:
         code_url=meta.get("code_url") or None,
         arxiv_id=meta.get("arxiv_id") or None,
         source=str(meta.get("source") or ""),
+        doi=meta.get("doi") or None,
     )
+
+
+def page_of(meta: Mapping[str, Any]) -> tuple[int | None, int | None, str | None]:
+    """A chunk's (first page, last page, section heading) from its metadata: all None for abstract chunks."""
+    page, end, section = meta.get("page"), meta.get("page_end"), meta.get("section")
+    first = int(page) if isinstance(page, int | float) and not isinstance(page, bool) else None
+    last = int(end) if isinstance(end, int | float) and not isinstance(end, bool) else first
+    return first, last, str(section) if section else None
 
 
 def lexical_text(meta: Mapping[str, Any], text: str) -> str:

@@ -43,7 +43,8 @@ class EmbedWriter:
 
     def embed(self, window: list[Item]) -> None:
         # batches of similar length pad less: sort by the text the model sees (title + chunk), not the chunk alone
-        pairs = sorted(((embed_text(item[0], item[1].text), item) for item in window), key=lambda pair: len(pair[0]))
+        seen = ((embed_text(paper, chunk.text, chunk.section), (paper, chunk, meta)) for paper, chunk, meta in window)
+        pairs = sorted(seen, key=lambda pair: len(pair[0]))
         for start in range(0, len(pairs), self.batch_size):
             texts, batch = zip(*pairs[start : start + self.batch_size], strict=True)
             vectors = self.model.embed_batch(list(texts))

@@ -14,7 +14,7 @@ from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.filters import Filters
 from rag.index.layout import Layout
 from rag.index.local_copies import load_local
-from rag.index.records import paper_from_metadata
+from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.fusion import reciprocal_rank_fusion
 from rag.settings import RetrievalSettings
@@ -126,7 +126,9 @@ class Retriever:
                     return hits
                 per[paper.id] = per.get(paper.id, 0) + 1
                 used_tokens += tokens
-                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid), tokens))
+                page, page_end, section = page_of(chunk.metadata)
+                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid), tokens,
+                                page, page_end, section))  # fmt: skip
                 if len(hits) >= k:
                     return hits
         return hits
@@ -157,6 +159,10 @@ class Retriever:
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper with its whole abstract, by id (never by path)."""
+        first_chunk = self.store.get([f"{paper_id}:0"])  # a full-text paper may have more chunks than one page
+        if first_chunk and first_chunk[0].metadata.get("paper_id") == paper_id:
+            meta = first_chunk[0].metadata
+            return paper_from_metadata(meta, str(meta.get("abstract") or first_chunk[0].text))
         chunks = sorted(self.store.chunks_of_paper(paper_id), key=lambda c: int(c.metadata.get("position", 0)))
         if not chunks:
             return None

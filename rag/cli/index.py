@@ -1,0 +1,67 @@
+"""`rag index` and `rag export`: terminal side of building the index and dumping what it holds."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rag.errors import ConfigError
+from rag.settings import Settings
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.corpus import selection
+    from rag.factory import build_index
+    from rag.progress import ProgressBar
+
+    chosen = selection(args.where or (), args.since)
+    if args.full_text:
+        settings = settings.replace(full_text=True)
+    with ProgressBar("reading", unit="B") as reading, ProgressBar("embedding", unit="paper") as bar:
+
+        def read_progress(done: int, total: int, papers: int) -> None:
+            reading.note(f"{papers:,} papers")
+            reading.update(done, total)
+
+        report = build_index(
+            settings,
+            args.sources or None,
+            rebuild=args.rebuild,
+            on_error="skip" if args.skip_bad else "stop",
+            progress=bar.update,
+            warn=lambda msg: _stderr(f"warning: {msg}"),
+            info=_stderr,
+            read_progress=read_progress,
+            selection=chosen,
+            allow_empty=args.allow_empty,
+        )
+    print(report.line())
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.export import write_papers
+    from rag.factory import indexed_papers
+
+    papers = indexed_papers(settings, filters=args.filters)
+    if args.out in (None, "-"):
+        count = write_papers(papers, args.format, sys.stdout)
+    else:
+        out = Path(args.out)
+        if out.is_dir():
+            raise ConfigError(f"--out {out}: is a directory; give a file name")
+        tmp = out.with_name(out.name + ".part")
+        try:
+            with tmp.open("w", encoding="utf-8", newline="") as f:
+                count = write_papers(papers, args.format, f)
+            tmp.replace(out)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise ConfigError(f"--out {out}: cannot write ({e.strerror or e})") from None
+        _stderr(f"wrote {count} papers to {out} ({args.format})")
+    return 0

@@ -1,0 +1,114 @@
+"""PDF papers, read with pypdf (an optional extra: `pip install -e '.[pdf]'`; nothing is fetched at run time).
+
+The title comes from the PDF's metadata when it has a real one, else from the largest type on the first page;
+the abstract from the text under an "Abstract" heading (else the first long paragraph); the arXiv id and a
+DOI from the first page. With --full-text the body is read too, section by section and page by page, without
+the references (rag.corpus.pdf_layout). A PDF without a text layer (a scan), one that needs a password, and a
+file pypdf cannot parse are each one bad record, named with the reason (skipped with --skip-bad).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import statistics
+from collections.abc import Iterator
+from typing import Any
+
+from rag.corpus.paper_fields import valid_id
+from rag.corpus.pdf_layout import find_abstract, good_title, identifiers, reading_order, sections
+from rag.corpus.source_file import Source
+from rag.corpus.text_io import Fields, Record, corpus_error, slugify
+
+INSTALL_HINT = "reading PDFs needs the optional pypdf package: pip install -e '.[pdf]' (or: pip install pypdf)"
+HEAD_PAGES = 2  # pages searched for the title and abstract when the full text is not wanted
+
+
+def _title_by_size(page: Any) -> str | None:
+    """The text set in the largest type in the top half of the page, when it stands out from the body text."""
+    runs: list[tuple[float, float, str]] = []
+    height = float(page.mediabox.height)
+
+    def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+        if text.strip():
+            scale = abs(tm[3] * cm[3]) or 1.0
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            runs.append((size * scale, y, text))
+
+    page.extract_text(visitor_text=visit)
+    if len(runs) < 2:
+        return None
+    body = statistics.median(s for s, _, _ in runs)
+    biggest = max(s for s, _, _ in runs)
+    if biggest < 1.15 * body:
+        return None
+    title = " ".join(t.strip() for s, y, t in runs if s >= 0.95 * biggest and y > height / 2)
+    return good_title(title)
+
+
+def _fields(source: Source, reader: Any) -> Fields | str:
+    wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
+    pages = [reading_order(page.extract_text(extraction_mode="layout")) for page in wanted]
+    if sum(len(re.sub(r"\s", "", line)) for lines in pages for line in lines) < 20:
+        return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
+    meta = reader.metadata or {}
+    title = good_title(meta.get("/Title")) or _title_by_size(reader.pages[0])
+    found, number, abstract, end = None, 0, "", 0
+    for page_index, lines in enumerate(pages[:HEAD_PAGES]):
+        skip = next((i + 1 for i, line in enumerate(lines) if title and line and line in title), 0)
+        if (found := find_abstract(lines, skip)) is not None:
+            (abstract, end), number = found, page_index
+            break
+    if found is None:
+        subject = meta.get("/Subject")
+        if isinstance(subject, str) and len(subject.split()) >= 25:
+            abstract, number, end = subject, 0, 0
+        else:
+            return "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph)"
+    first_page = "\n".join(pages[0])
+    ids = identifiers(first_page)
+    author = meta.get("/Author")
+    fields: Fields = {
+        "id": valid_id(slugify(source.path.stem)) or "paper",
+        "title": title or next((line for line in pages[0] if len(line) > 3), None),
+        "abstract": abstract,
+        "authors": author if isinstance(author, str) else None,
+        "year": ids.get("year"),
+        "arxiv_id": ids.get("arxiv_id"),
+        "doi": ids.get("doi"),
+        "pages": len(reader.pages),
+    }
+    if not ids.get("arxiv_id") and not ids.get("doi"):
+        fields["url"] = source.path.resolve().as_uri()
+    if source.options.full_text:
+        fields["body"] = sections(pages, number, end)
+    return fields
+
+
+def read_pdf(source: Source) -> Iterator[Record]:
+    try:
+        import pypdf
+        from pypdf.errors import DependencyError
+    except ImportError:
+        raise corpus_error(f"{source.path}: {INSTALL_HINT}") from None
+    quiet = logging.getLogger("pypdf")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # "incorrect startxref pointer" and the like: the outcome is reported below
+    try:
+        reader = pypdf.PdfReader(source.binary())
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")  # many PDFs carry only an owner password: they open without one
+            except DependencyError:
+                yield 0, "encrypted PDF; opening it needs the 'cryptography' package: pip install cryptography"
+                return
+            if not opened:
+                yield 0, "encrypted PDF: it needs a password; save an unprotected copy or skip it with --skip-bad"
+                return
+        record = _fields(source, reader)
+    except Exception as e:  # pypdf raises many kinds of exception on damaged files; each means "cannot read it"
+        yield 0, f"not a readable PDF ({type(e).__name__}: {str(e)[:120]})"
+        return
+    finally:
+        quiet.setLevel(level)
+    yield 0, record

@@ -1,0 +1,196 @@
+"""A PDF's extracted text -> a paper: reading order, title, abstract and (with --full-text) its sections.
+
+Works on the text pypdf lays out per page (rag.corpus.pdf): one string per page in which each text line keeps
+its horizontal position. Two-column pages are recognised by a gutter, a run of blank character columns near
+the middle shared by many lines, and read column by column; lines that cross the gutter (titles, full-width
+abstracts, figures' captions) separate the bands that are read that way. No PDF library is needed here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.types import Section
+
+_ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–-]\s*|\s+|$)(.*)$", re.IGNORECASE)
+_STOP_RE = re.compile(r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format)\b", re.IGNORECASE)
+_NUMBERED_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H]\.?)\s+(\S.{0,90})$")
+_KNOWN = {
+    "introduction", "related work", "related works", "background", "preliminaries", "method", "methods",
+    "methodology", "approach", "model", "experiments", "experimental setup", "evaluation", "results",
+    "discussion", "limitations", "conclusion", "conclusions", "future work", "acknowledgments",
+    "acknowledgements", "references", "bibliography", "appendix", "appendices", "supplementary material",
+}  # fmt: skip
+_APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
+_REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
+_ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
+_DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
+_BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
+MIN_ABSTRACT_WORDS = 25
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _gutter(lines: Sequence[str]) -> int | None:
+    """The character column of a two-column page's gutter, or None for a one-column page."""
+    text_lines = [line for line in lines if line.strip()]
+    width = max((len(line) for line in text_lines), default=0)
+    if len(text_lines) < 6 or width < 40:
+        return None
+    counts = {}
+    for c in range(int(width * 0.3), int(width * 0.7) + 1):
+        counts[c] = sum(
+            1
+            for line in text_lines
+            if len(line) > c + 2 and line[c - 1 : c + 2] == "   " and line[: c - 1].strip() and line[c + 2 :].strip()
+        )
+    best = max(counts.values(), default=0)
+    if best < max(4, 0.3 * len(text_lines)):
+        return None
+    plateau = [c for c, n in counts.items() if n == best]
+    return plateau[len(plateau) // 2]
+
+
+def reading_order(page_text: str) -> list[str]:
+    """A page's lines in reading order, whitespace collapsed; "" marks a paragraph break."""
+    lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
+    gutter = _gutter(lines)
+    if gutter is None:
+        return [_norm(line) for line in lines]
+    out: list[str] = []
+    left: list[str] = []
+    right: list[str] = []
+
+    def flush() -> None:
+        out.extend(left)
+        out.extend(right)
+        left.clear()
+        right.clear()
+
+    for line in lines:
+        if not line.strip():
+            for column in (left, right):
+                if column and column[-1]:
+                    column.append("")
+            continue
+        if any(ch != " " for ch in line[gutter - 1 : gutter + 2]):  # crosses the gutter: a full-width line
+            flush()
+            out.append(_norm(line))
+            continue
+        for column, part in ((left, line[:gutter]), (right, line[gutter:])):
+            if part.strip():
+                column.append(_norm(part))
+    flush()
+    return out
+
+
+def heading_title(line: str) -> str | None:
+    """The title of a section heading line ("3.1 Training" -> "Training"), or None when it is no heading."""
+    text = line.strip()
+    if not text or len(text) > 100 or text.endswith((".", ",", ";")) and not text.rstrip(".").isupper():
+        return None
+    if text.lower().strip(" .:") in _KNOWN or _APPENDIX_RE.match(text):
+        return text.strip(" .:")
+    m = _NUMBERED_RE.match(text)
+    if not m:
+        return None
+    title = m.group(1).strip()
+    words = title.split()
+    alpha = [w for w in words if re.search(r"[A-Za-z]{2}", w)]
+    if not title[0].isupper() or len(words) > 12 or len(alpha) < max(1, 0.7 * len(words)):
+        return None
+    return title
+
+
+def _paragraph_text(lines: Sequence[str]) -> str:
+    out = ""
+    for line in lines:
+        if not line:
+            continue
+        hyphenated = out.endswith("-") and line[:1].islower()  # "repre-" + "sentation"
+        out = out[:-1] + line if hyphenated else (f"{out} {line}" if out else line)
+    return out
+
+
+def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
+    """(abstract, index after it): the text under an "Abstract" heading, or else the first paragraph of at
+    least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
+    for i, line in enumerate(lines):
+        m = _ABSTRACT_RE.match(line)
+        if not m:
+            continue
+        body = [m.group(1)] if m.group(1) else []
+        j = i + 1
+        while j < len(lines):
+            line = lines[j]
+            words = len(_paragraph_text(body).split())
+            if _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40):
+                break
+            body.append(line)
+            j += 1
+        text = _paragraph_text(body)
+        if len(text.split()) >= MIN_ABSTRACT_WORDS:
+            return text, j
+    paragraph: list[str] = []
+    for i, line in enumerate([*lines, ""]):
+        if i < skip:
+            continue
+        if line and not heading_title(line):
+            paragraph.append(line)
+            continue
+        if len(_paragraph_text(paragraph).split()) >= MIN_ABSTRACT_WORDS:
+            return _paragraph_text(paragraph), i
+        paragraph = []
+    return None
+
+
+def sections(pages: Sequence[Sequence[str]], start_page: int, start_line: int) -> list[Section]:
+    """The body from line `start_line` of page index `start_page` on, as one Section per heading and page; the
+    references section is dropped (up to an appendix heading), as are lines that are only a page number."""
+    out: list[Section] = []
+    heading: str | None = None
+    in_references = False
+    for index in range(start_page, len(pages)):
+        current: list[str] = []
+        for line in pages[index][start_line if index == start_page else 0 :]:
+            title = heading_title(line)
+            if title is None:
+                if not in_references and not line.strip().isdigit():
+                    current.append(line)
+                continue
+            _close(out, index + 1, heading, current)
+            lower = title.lower()
+            if lower in _REFERENCES:
+                in_references = True
+            elif not in_references or lower.startswith(("appendix", "appendices", "supplementary")):
+                in_references = False
+                heading = line.strip()
+        _close(out, index + 1, heading, current)
+    return out
+
+
+def _close(out: list[Section], page: int, heading: str | None, lines: list[str]) -> None:
+    text = _paragraph_text(lines)
+    if text:
+        out.append(Section(page, heading, text))
+    lines.clear()
+
+
+def good_title(title: object) -> str | None:
+    if not isinstance(title, str):
+        return None
+    title = _norm(title)
+    return title if len(title) >= 4 and not _BAD_TITLES.match(title) else None
+
+
+def identifiers(first_page: str) -> dict[str, str]:
+    """arXiv id and year from arXiv's side stamp, and a DOI, when the first page shows them."""
+    found: dict[str, str] = {}
+    if m := _ARXIV_STAMP_RE.search(first_page):
+        found["arxiv_id"], found["year"] = m.group(1), m.group(2)
+    if m := _DOI_RE.search(first_page):
+        found["doi"] = m.group(1)
+    return found
