@@ -82,6 +82,7 @@ class VectorStore(Protocol):
 
     name: str  # the collection
     where: str  # where it lives, for messages (a path or a URL without credentials)
+    shared: bool  # a server other processes may re-index (then local copies are checked against it)
 
     def sibling(self, name: str) -> VectorStore:
         """Another collection in the same place (a rebuild is written beside the live one)."""

@@ -60,6 +60,9 @@ class IndexSettings:
     embed_batch_size: int = field(default=8, metadata=_range(1, 4096))
     chunk_tokens: int = field(default=320, metadata=_range(16, 8192))
     chunk_overlap: int = field(default=32, metadata=_range(0, 8191))
+    # embed each chunk's sentences too and keep them in the docstore: an extractive answer (and the support check)
+    # then embeds only the question; about doubles the embedding work of `rag index` (bench/bench_answer_scale.py)
+    sentence_vectors: bool = True
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
 
 

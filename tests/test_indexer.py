@@ -39,10 +39,12 @@ def test_reindex_of_unchanged_corpus_embeds_nothing(settings: Settings):
     emb = CountingEmbedder()
     first = build_index(settings, embedder=emb)
     assert (first.papers, first.chunks, first.embedded, first.skipped, first.removed) == (19, 19, 19, 0, 0)
-    assert len(emb.texts) == 19
+    chunk_texts = [t for t in emb.texts if "\n" in t]  # title + chunk; the rest are the chunks' sentences
+    assert len(chunk_texts) == 19 and len(emb.texts) > 19
+    before = len(emb.texts)
     again = build_index(settings, embedder=emb)
     assert (again.embedded, again.skipped, again.removed) == (0, 19, 0)
-    assert len(emb.texts) == 19
+    assert len(emb.texts) == before  # no chunk and no sentence embedded again
     assert "19 papers" in again.line() and "0 embedded" in again.line()
 
 
@@ -50,12 +52,16 @@ def test_changed_abstract_is_reembedded_alone_and_removed_paper_leaves(settings:
     emb = CountingEmbedder()
     papers = _bundled()
     build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
+    before = len(emb.texts)
     papers[4]["abstract"] += " A new closing sentence about sparse autoencoders."
     papers[7]["url"] = "https://example.org/new-url"  # metadata only: no embedding
     del papers[18]
     report = build_index(settings, [_corpus(tmp_path / "c.jsonl", papers)], embedder=emb)
     assert (report.papers, report.embedded, report.removed, report.metadata_updated) == (18, 1, 1, 1)
-    assert emb.texts[-1].endswith("sparse autoencoders.")
+    new = emb.texts[before:]
+    assert [t for t in new if "\n" in t][-1].endswith("sparse autoencoders.")  # the one changed chunk
+    assert "A new closing sentence about sparse autoencoders." in new  # and its sentences, none of the others'
+    assert len(new) == 1 + len([s for s in new if "\n" not in s]) <= 1 + 20
     store = open_store(settings).open()
     assert store.count() == 18
     assert store.get(["icml2025-07:0"])[0].metadata["url"] == "https://example.org/new-url"

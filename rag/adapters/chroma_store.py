@@ -12,9 +12,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import chromadb
-from chromadb.config import Settings as ChromaSettings
-
 from rag.errors import ConfigError, IndexMissingError, StoreUnavailableError
 from rag.filters import Filters
 from rag.ports import Metadata, StoredChunk
@@ -22,6 +19,10 @@ from rag.redact import mask_url
 
 
 def _client(path: Path | None, url: str | None) -> Any:
+    # imported here: `import chromadb` alone takes ~0.6 s, and a search over a small local index never needs it
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if url:
         parts = urlparse(url if "://" in url else f"http://{url}")
@@ -64,9 +65,16 @@ class ChromaStore:
         self.where = mask_url(url) if url else str(path)
         self.name = name
         self._path, self._url = path, url
-        self._client = client if client is not None else _client(path, url)
+        self._client_obj = client  # made at the first call (chromadb is imported then)
         self._collection: Any = None
         self._max_batch: int | None = None
+        self.shared = url is not None  # other processes may re-index it behind our back
+
+    @property
+    def _client(self) -> Any:
+        if self._client_obj is None:
+            self._client_obj = _client(self._path, self._url)
+        return self._client_obj
 
     def sibling(self, name: str) -> ChromaStore:
         return ChromaStore(name, path=self._path, url=self._url, client=self._client)

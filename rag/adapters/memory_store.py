@@ -29,6 +29,7 @@ class MemoryStore:
     def __init__(self, name: str, space: dict[str, _Collection] | None = None) -> None:
         self.name = name
         self.where = "memory"
+        self.shared = False
         self._space: dict[str, _Collection] = {} if space is None else space
         self._lock = threading.Lock()
 

@@ -6,7 +6,9 @@ and the vectors of the ones only BM25 found, are read from memory-mapped files i
 BM25 and swapped in whole; when it is missing, stale or lacks an id, the retriever asks the store instead.
 
 Files: docs.jsonl (one `[text, metadata]` per line), offsets.npy (int64 line starts), vectors.npy
-(float32 rows, L2-normalised as stored), ids.json (fingerprint and ids in row order).
+(float32 rows, L2-normalised as stored), sentences.f32 + sentence_index.npy (each chunk's sentence vectors, in
+`split_sentences` order: an extractive answer then embeds only the question), ids.json (fingerprint, ids in row
+order, and the collection's info: embedder and dimension, so a search needs no store call to check them).
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ class DocStoreBuilder:
         self._vectors = np.lib.format.open_memmap(self.tmp / "vectors.npy", mode="w+", dtype=np.float32, shape=shape)
         self._have = np.zeros(count, dtype=bool)
         self.count = count
+        self.dim = dim
+        self._sentences = (self.tmp / "sentences.f32").open("wb")
+        self._sentence_index = np.full((max(count, 1), 2), -1, dtype=np.int64)  # (first row, rows) per chunk
+        self._sentence_rows = 0
 
     def add(self, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> None:
         line = json.dumps([text, dict(metadata)], ensure_ascii=False).encode("utf-8") + b"\n"
@@ -54,43 +60,66 @@ class DocStoreBuilder:
         self._vectors[row] = np.asarray(vector, dtype=np.float32)
         self._have[row] = True
 
+    def set_sentence_vectors(self, chunk_id: str, matrix: Sequence[Sequence[float]] | np.ndarray) -> None:
+        """The vectors of the chunk's sentences (split_sentences order); chunks without them are embedded on demand."""
+        rows = np.asarray(matrix, dtype=np.float32).reshape(-1, self.dim)
+        self._sentences.write(rows.tobytes())
+        self._sentence_index[self.rows[chunk_id]] = (self._sentence_rows, len(rows))
+        self._sentence_rows += len(rows)
+
     def missing_vectors(self) -> list[str]:
         return [self.ids[int(row)] for row in np.flatnonzero(~self._have[: len(self.ids)])]
 
-    def finish(self, fingerprint: str) -> None:
+    def finish(self, fingerprint: str, info: Mapping[str, Any] | None = None) -> None:
         """Write the index files and swap the directory in; every row added must have its vector (`count` is an
         upper bound: a store read while another process deletes chunks may return fewer)."""
         missing = self.missing_vectors()
         if len(self.ids) > self.count or missing:
             raise ValueError(f"docstore incomplete: {len(self.ids)} rows, {len(missing)} without vectors")
         self._docs.close()
+        self._sentences.close()
         self._vectors.flush()
         del self._vectors
         np.save(self.tmp / "offsets.npy", np.asarray(self._offsets, dtype=np.int64))
-        (self.tmp / "ids.json").write_text(json.dumps({"fingerprint": fingerprint, "ids": self.ids}))
+        np.save(self.tmp / "sentence_index.npy", self._sentence_index[: max(len(self.ids), 1)])
+        meta = {"fingerprint": fingerprint, "ids": self.ids, "info": dict(info or {}), "dim": self.dim}
+        (self.tmp / "ids.json").write_text(json.dumps(meta))
         swap_dir(self.tmp, self.directory)
 
     def abort(self) -> None:
         self._docs.close()
+        self._sentences.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 class DocStore:
-    def __init__(self, directory: Path, fingerprint: str, ids: list[str]) -> None:
+    def __init__(
+        self, directory: Path, fingerprint: str, ids: list[str], info: Mapping[str, Any] | None = None
+    ) -> None:
         self.fingerprint = fingerprint
         self.ids = ids
+        self.info = dict(info or {})  # the collection's embedder and dim when it was written
         self._rows = {cid: n for n, cid in enumerate(ids)}
         self._offsets = np.load(directory / "offsets.npy", mmap_mode="r")
         self._vectors = np.load(directory / "vectors.npy", mmap_mode="r")
         with (directory / "docs.jsonl").open("rb") as f:
             self._docs = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if ids else b""
+        self._sentence_index: np.ndarray | None = None
+        self._sentences: np.ndarray | None = None
+        sentences, index = directory / "sentences.f32", directory / "sentence_index.npy"
+        dim = self._vectors.shape[1] if self._vectors.ndim == 2 else 0
+        if index.exists() and sentences.exists() and dim and sentences.stat().st_size % (4 * dim) == 0:
+            self._sentence_index = np.load(index, mmap_mode="r")
+            rows = sentences.stat().st_size // (4 * dim)
+            if rows:
+                self._sentences = np.memmap(sentences, dtype=np.float32, mode="r", shape=(rows, dim))
 
     @classmethod
     def load(cls, directory: Path) -> DocStore | None:
         """The saved copy, or None when there is none or it is unreadable (the caller uses the store)."""
         try:
             meta = json.loads((directory / "ids.json").read_text())
-            store = cls(directory, str(meta["fingerprint"]), list(meta["ids"]))
+            store = cls(directory, str(meta["fingerprint"]), list(meta["ids"]), meta.get("info"))
         except (OSError, ValueError, KeyError, TypeError):
             return None
         if len(store._offsets) != len(store.ids) + 1 or len(store._vectors) < len(store.ids):
@@ -103,6 +132,21 @@ class DocStore:
             return None
         text, metadata = json.loads(self._docs[int(self._offsets[row]) : int(self._offsets[row + 1])])
         return StoredChunk(chunk_id, text, metadata, self._vectors[row])
+
+    @property
+    def has_sentence_vectors(self) -> bool:
+        """Sentence vectors were stored (for every chunk the index embedded)."""
+        return self._sentence_index is not None and (len(self.ids) == 0 or self._sentences is not None)
+
+    def sentence_vectors(self, chunk_id: str) -> np.ndarray | None:
+        """The chunk's sentence vectors, as stored at index time (None when they were not)."""
+        row = self._rows.get(chunk_id)
+        if row is None or self._sentence_index is None or self._sentences is None or row >= len(self._sentence_index):
+            return None
+        start, count = (int(x) for x in self._sentence_index[row])
+        if start < 0 or start + count > len(self._sentences):
+            return None
+        return np.asarray(self._sentences[start : start + count])
 
     def nearest(self, query: np.ndarray, n: int) -> list[tuple[str, float]]:
         """Exact nearest neighbours by cosine distance (1 - dot product of unit vectors), nearest first, ties in

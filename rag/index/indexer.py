@@ -20,11 +20,11 @@ from rag.index.chunking import chunk_paper
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.layout import Layout
 from rag.index.lexical import LexicalBuilder, LexicalIndex
-from rag.index.records import chunk_metadata, lexical_text
-from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
+from rag.index.local_builder import LocalBuilder
+from rag.index.records import chunk_metadata
+from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress, sentence_vectors
 from rag.ports import Embedder, VectorStore
 from rag.settings import IndexSettings
-from rag.types import Chunk
 
 Warn = Callable[[str], None]
 
@@ -145,6 +145,8 @@ def build_index(
     old_docs = None if rebuild else DocStore.load(layout.docs_dir)
     # BM25 and the docstore are rebuilt together when either does not match the corpus
     local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
+    if settings.sentence_vectors and old_docs is not None and not old_docs.has_sentence_vectors:
+        local_current = False  # a docstore from before sentence vectors: fill them in
 
     marker = layout.dirty_marker
     marker.write_text("an index update started and has not finished; run `rag index` again\n")
@@ -158,16 +160,21 @@ def build_index(
     local = None
     if not local_current:
         docs = DocStoreBuilder(layout.docs_dir, len(planned), int(target.info["dim"]))
-        local = _Local(LexicalBuilder(), docs, old_docs, target)
+        sentences = (lambda chunks: sentence_vectors(embedder, chunks, settings.embed_batch_size)) if (
+            settings.sentence_vectors) else None  # fmt: skip
+        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences)
         if writer is not None:
             writer.on_vector = docs.set_vector
+            if settings.sentence_vectors:
+                writer.on_sentences = docs.set_sentence_vectors
     try:
         if to_embed or meta_only or local is not None:
             _second_pass(read, settings, planned, to_embed, meta_only, target, writer, local)
         if removed:
             target.delete(removed)
         if local is not None:
-            local.finish(fingerprint, lex_dir)
+            stored = target.info
+            local.finish(fingerprint, lex_dir, {"embedder": stored.get("embedder"), "dim": stored.get("dim")})
     except BaseException:
         if local is not None:
             local.docs.abort()
@@ -215,7 +222,7 @@ def _second_pass(
     meta_only: set[str],
     target: VectorStore,
     writer: EmbedWriter | None,
-    local: _Local | None,
+    local: LocalBuilder | None,
 ) -> None:
     """Re-read the sources: embed and write what changed, update metadata, feed BM25. The files must still say
     what the first pass read (checked per chunk), else nothing half-read is mixed in."""
@@ -259,43 +266,3 @@ def _second_pass(
 
 def _ignore(message: str) -> None:
     """Warnings about bad records were given in the first pass."""
-
-
-class _Local:
-    """BM25 and the docstore, fed chunk by chunk in the second pass. Vectors of chunks embedded now come from
-    the writer; the others from the previous docstore (same content hash) or else from the store, by page."""
-
-    def __init__(self, lexical: LexicalBuilder, docs: DocStoreBuilder, old: DocStore | None, store: VectorStore):
-        self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
-        self.fetch: list[str] = []
-
-    def add(self, chunk: Chunk, meta: dict[str, str | int], embedding: bool) -> None:
-        self.lexical.add(chunk.id, lexical_text(meta, chunk.text))
-        self.docs.add(chunk.id, chunk.text, meta)
-        if embedding:
-            return
-        previous = self.old.get(chunk.id) if self.old is not None else None
-        same_text = previous is not None and previous.metadata.get("hash") == chunk.content_hash
-        if previous is not None and same_text and previous.embedding is not None:
-            self.docs.set_vector(chunk.id, previous.embedding)  # same text, same vector: no store round trip
-            return
-        self.fetch.append(chunk.id)
-        if len(self.fetch) >= WRITE_CHUNKS:
-            self._fetch()
-
-    def _fetch(self) -> None:
-        for stored in self.store.get(self.fetch, with_embeddings=True):
-            if stored.embedding is not None:
-                self.docs.set_vector(stored.id, stored.embedding)
-        self.fetch = []
-
-    def finish(self, fingerprint: str, lex_dir: Path) -> None:
-        self._fetch()
-        missing = self.docs.missing_vectors()
-        if missing:
-            raise IndexMissingError(
-                f"the vector store lacks {len(missing)} chunks it should hold (e.g. {missing[0]}); "
-                "run `rag index --rebuild`"
-            )
-        self.lexical.finish(fingerprint).save(lex_dir)
-        self.docs.finish(fingerprint)

@@ -23,6 +23,16 @@ def load_local(layout: Layout, store: VectorStore, wanted: str | None) -> tuple[
     return lexical, docs if docs is not None and docs.fingerprint == lexical.fingerprint else None
 
 
+def local_only(layout: Layout) -> tuple[LexicalIndex, DocStore] | None:
+    """BM25 and the docstore from this machine's files alone, when they are a matching pair that records the
+    collection's embedder (written by `rag index` here); None when the store must be asked."""
+    lexical = LexicalIndex.load(layout.lexical_dir)
+    docs = DocStore.load(layout.docs_dir) if lexical is not None else None
+    if lexical is None or docs is None or docs.fingerprint != lexical.fingerprint or not docs.info.get("embedder"):
+        return None
+    return lexical, docs
+
+
 def rebuild_local(layout: Layout, store: VectorStore, fingerprint: str) -> tuple[LexicalIndex, DocStore]:
     """Rebuild BM25 and the docstore from the store's chunks and save them under the layout."""
     metas = list(store.iter_metadata())

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from rag.index.chunking import embed_text
-from rag.ports import Embedder, VectorStore
+from rag.ports import Embedder, VectorStore, embed_in_batches
+from rag.text import split_sentences
 from rag.types import Chunk, Paper
 
 Progress = Callable[[int, int], None]  # (done, total) in papers to embed
@@ -38,6 +39,8 @@ class EmbedWriter:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-store-write")
         self._inflight: Future[int] | None = None
         self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
+        # the vectors of each chunk's sentences, for the answer step (None: not wanted)
+        self.on_sentences: Callable[[str, list[list[float]]], None] | None = None
         if progress:
             progress(0, papers)  # start the clock before the first batch
 
@@ -55,6 +58,9 @@ class EmbedWriter:
             idle = self._inflight is None or self._inflight.done()
             if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
                 self._submit()
+        if self.on_sentences is not None:
+            for cid, rows in sentence_vectors(self.model, [chunk for _, chunk, _ in window], self.batch_size).items():
+                self.on_sentences(cid, rows)
 
     def _upsert(self, batch: list[tuple[Item, Sequence[float]]]) -> int:
         self.store.upsert(
@@ -85,3 +91,13 @@ class EmbedWriter:
             self.barrier()
         finally:
             self._pool.shutdown(wait=True)
+
+
+def sentence_vectors(model: Embedder, chunks: Sequence[Chunk], batch_size: int) -> dict[str, list[list[float]]]:
+    """Every sentence of the chunks (split_sentences order), embedded in length-sorted batches, by chunk id."""
+    owners = [(chunk.id, s) for chunk in chunks for s in split_sentences(chunk.text)]
+    vectors = embed_in_batches(model, [s for _, s in owners], batch_size)
+    by_chunk: dict[str, list[list[float]]] = {chunk.id: [] for chunk in chunks}
+    for (cid, _), vector in zip(owners, vectors, strict=True):
+        by_chunk[cid].append(vector)
+    return by_chunk

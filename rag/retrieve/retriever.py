@@ -6,14 +6,16 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
 
 from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.filters import Filters
+from rag.index.docstore import DocStore
 from rag.index.layout import Layout
-from rag.index.local_copies import load_local
+from rag.index.local_copies import load_local, local_only
 from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.fusion import reciprocal_rank_fusion
@@ -31,18 +33,30 @@ class Retriever:
     def __init__(self, settings: RetrievalSettings, *, store: VectorStore, embedder: Embedder, layout: Layout) -> None:
         self.settings = settings
         self.layout = layout
-        self.store = store.open()
-        built_with = self.store.info.get("embedder")
+        self.store = store
+        self.stale = layout.dirty_marker.exists()
+        # this machine's own index (not a shared server): its local copies know the embedder and are current, so
+        # the store is not even opened (chromadb is not imported) until a query needs it
+        local = None if store.shared or self.stale else local_only(layout)
+        self.docs: DocStore | None
+        if local is not None:
+            self.lexical, self.docs = local
+            built_with = local[1].info.get("embedder")
+        else:
+            info = store.open().info
+            built_with = info.get("embedder")
+            self.lexical, self.docs = load_local(layout, store, info.get("lexical_fingerprint"))
         if built_with != embedder.name:
             raise IndexMissingError(
                 f"the index was built with embedder '{built_with}' but the settings use '{embedder.name}'; "
                 "run `rag index --rebuild` or change the embedder setting"
             )
         self.embedder = embedder
-        self.stale = layout.dirty_marker.exists()
-        self.lexical, self.docs = load_local(layout, self.store, self.store.info.get("lexical_fingerprint"))
         self._checked_at = time.monotonic()
+        self._local_stamp = _stamp(layout)
         self._refresh_lock = threading.Lock()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # recent query vectors (the answer reuses them)
+        self._queries_lock = threading.Lock()
 
     def refresh_if_reindexed(self, every_s: float = 30.0) -> None:
         """At most every `every_s`, ask the store whether another process re-indexed; if so load (or rebuild from
@@ -51,6 +65,14 @@ class Retriever:
         if time.monotonic() - self._checked_at < every_s or not self._refresh_lock.acquire(blocking=False):
             return
         self._checked_at = time.monotonic()
+        if not self.store.shared:  # our own index: `rag index` rewrites the local copies, so watch those
+            stamp = _stamp(self.layout)
+            local = local_only(self.layout) if stamp != self._local_stamp else None
+            if local is not None:
+                self.lexical, self.docs = local
+                self._local_stamp = stamp
+            self._refresh_lock.release()
+            return
         try:
             wanted = self.store.fresh_info().get("lexical_fingerprint")
         except RagError:
@@ -94,7 +116,7 @@ class Retriever:
             raise QuestionError(f"mode must be one of {', '.join(MODES)}")
         filters = filters or Filters()
         n = self.settings.candidates * (4 if filters.active else 1)
-        qvec = np.asarray(self.embedder.embed_batch([query])[0], dtype=np.float32)
+        qvec = self.query_vector(query)
 
         # candidates: ids and scores only; text, metadata and vectors are fetched for the fused best few
         ranked: list[list[str]] = []
@@ -157,8 +179,30 @@ class Retriever:
             if chunk is not None:
                 yield chunk
 
+    def query_vector(self, query: str) -> np.ndarray:
+        """The query's embedding, kept for the last few queries (the answer step reuses the one search made)."""
+        with self._queries_lock:
+            known = self._queries.get(query)
+        if known is not None:
+            return known
+        vector = np.asarray(self.embedder.embed_batch([query])[0], dtype=np.float32)
+        with self._queries_lock:
+            self._queries[query] = vector
+            while len(self._queries) > 64:
+                self._queries.popitem(last=False)
+        return vector
+
+    def sentence_vectors(self, chunk_id: str) -> np.ndarray | None:
+        """The chunk's sentence vectors stored at index time (None: embed them when needed)."""
+        docs = self.docs
+        return None if docs is None or self.stale else docs.sentence_vectors(chunk_id)
+
     def paper(self, paper_id: str) -> Paper | None:
         """One paper with its whole abstract, by id (never by path)."""
+        docs = self.docs
+        local = docs.get(f"{paper_id}:0") if docs is not None and not self.stale else None
+        if local is not None and local.metadata.get("paper_id") == paper_id:
+            return paper_from_metadata(local.metadata, str(local.metadata.get("abstract") or local.text))
         first_chunk = self.store.get([f"{paper_id}:0"])  # a full-text paper may have more chunks than one page
         if first_chunk and first_chunk[0].metadata.get("paper_id") == paper_id:
             meta = first_chunk[0].metadata
@@ -168,3 +212,11 @@ class Retriever:
             return None
         first = chunks[0].metadata
         return paper_from_metadata(first, str(first.get("abstract") or chunks[0].text))
+
+
+def _stamp(layout: Layout) -> float:
+    """When `rag index` last swapped in the local copies (0: none)."""
+    try:
+        return (layout.docs_dir / "ids.json").stat().st_mtime
+    except OSError:
+        return 0.0

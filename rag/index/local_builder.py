@@ -1,0 +1,83 @@
+"""BM25 and the docstore of a collection, fed chunk by chunk while `rag index` streams the corpus.
+
+Vectors of chunks embedded now come from the writer; the others from the previous docstore (same content hash)
+or else from the store, by page. Sentence vectors the previous docstore lacks are embedded here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rag.errors import IndexMissingError
+from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.index.lexical import LexicalBuilder
+from rag.index.records import lexical_text
+from rag.index.writer import WRITE_CHUNKS
+from rag.ports import VectorStore
+from rag.types import Chunk
+
+
+class LocalBuilder:
+    """BM25 and the docstore, fed chunk by chunk in the second pass. Vectors of chunks embedded now come from
+    the writer; the others from the previous docstore (same content hash) or else from the store, by page."""
+
+    def __init__(
+        self,
+        lexical: LexicalBuilder,
+        docs: DocStoreBuilder,
+        old: DocStore | None,
+        store: VectorStore,
+        embed_sentences: Callable[[list[Chunk]], dict[str, list[list[float]]]] | None = None,
+    ):
+        self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
+        self.fetch: list[str] = []
+        self.embed_sentences = embed_sentences
+        self.sentences_todo: list[Chunk] = []  # unchanged chunks whose sentence vectors the old docstore lacks
+
+    def add(self, chunk: Chunk, meta: dict[str, str | int], embedding: bool) -> None:
+        self.lexical.add(chunk.id, lexical_text(meta, chunk.text))
+        self.docs.add(chunk.id, chunk.text, meta)
+        if embedding:
+            return
+        previous = self.old.get(chunk.id) if self.old is not None else None
+        same_text = previous is not None and previous.metadata.get("hash") == chunk.content_hash
+        if self.embed_sentences is not None:
+            old_sentences = self.old.sentence_vectors(chunk.id) if self.old is not None and same_text else None
+            if old_sentences is not None:
+                self.docs.set_sentence_vectors(chunk.id, old_sentences)
+            else:
+                self.sentences_todo.append(chunk)
+                if len(self.sentences_todo) >= WRITE_CHUNKS:
+                    self._embed_sentences()
+        if previous is not None and same_text and previous.embedding is not None:
+            self.docs.set_vector(chunk.id, previous.embedding)  # same text, same vector: no store round trip
+            return
+        self.fetch.append(chunk.id)
+        if len(self.fetch) >= WRITE_CHUNKS:
+            self._fetch()
+
+    def _fetch(self) -> None:
+        for stored in self.store.get(self.fetch, with_embeddings=True):
+            if stored.embedding is not None:
+                self.docs.set_vector(stored.id, stored.embedding)
+        self.fetch = []
+
+    def _embed_sentences(self) -> None:
+        if self.embed_sentences is not None and self.sentences_todo:
+            for cid, rows in self.embed_sentences(self.sentences_todo).items():
+                self.docs.set_sentence_vectors(cid, rows)
+        self.sentences_todo = []
+
+    def finish(self, fingerprint: str, lex_dir: Path, info: dict[str, Any] | None = None) -> None:
+        self._fetch()
+        self._embed_sentences()
+        missing = self.docs.missing_vectors()
+        if missing:
+            raise IndexMissingError(
+                f"the vector store lacks {len(missing)} chunks it should hold (e.g. {missing[0]}); "
+                "run `rag index --rebuild`"
+            )
+        self.lexical.finish(fingerprint).save(lex_dir)
+        self.docs.finish(fingerprint, info)
