@@ -1,14 +1,17 @@
-"""Side by side with LangChain (langchain-chroma): index time, query latency, recall@5.
+"""Side by side with LangChain (langchain-chroma) and LlamaIndex: index time, query latency, recall@5.
 
-    .venv/bin/pip install -e '.[bench]'      # langchain-chroma/-core/-text-splitters/-community/-classic, rank-bm25
-    .venv/bin/python bench/bench_peer.py [--synthetic 300] [--runs 3] [--synthetic-runs 2]
+    .venv/bin/pip install -e '.[bench]'      # langchain-chroma/-core/-text-splitters/-community/-classic, rank-bm25,
+                                             # llama-index-core, llama-index-vector-stores-chroma
+    .venv/bin/python bench/bench_peer.py [--synthetic 2000,10000] [--runs 3] [--synthetic-runs 1]
 
 Both sides get the same chunks (LangChain's RecursiveCharacterTextSplitter with our tiktoken length function at
 320/32 tokens; checked equal to ours), the same embedded text (title + chunk), the same embedding model instance
 (rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches as the indexer)
 and the same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
 every timing. Ours: rag.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
-and similarity_search_with_score(q, 5). Queries alternate between the two. recall@5: share of gold paper ids
+and similarity_search_with_score(q, 5); LlamaIndex: VectorStoreIndex over a ChromaVectorStore built from TextNodes of
+the same text (metadata excluded from the embedded text) and index.as_retriever(similarity_top_k=5). Queries
+alternate between the sides. recall@5: share of gold paper ids
 in the top 5 distinct papers, averaged over the dev questions with gold. Index runs alternate which side goes
 first. Extra columns: ours in dense-only mode, and LangChain's own hybrid (EnsembleRetriever over BM25Retriever
 and the Chroma retriever), the like-for-like comparison for our default hybrid search.
@@ -78,8 +81,56 @@ def index_lc(corpus: Path, path: str, embeddings, settings):
         embedding_function=embeddings,
         collection_configuration={"hnsw": {"space": "cosine"}},
     )
-    store.add_texts(texts, metadatas=metas, ids=ids)
+    step = 5000  # add_texts fails above Chroma's max batch (5,461 here): hand it slices
+    for i in range(0, len(ids), step):
+        store.add_texts(texts[i : i + step], metadatas=metas[i : i + step], ids=ids[i : i + step])
     return time.perf_counter() - t, store, dict(zip(ids, texts, strict=True))
+
+
+def index_li(corpus: Path, path: str, model, settings):
+    """LlamaIndex: TextNodes with the same text, our embedder behind its BaseEmbedding, Chroma as the store."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+    from llama_index.core import Settings as LISettings
+    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.core.embeddings import BaseEmbedding
+    from llama_index.core.schema import TextNode
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from rag.index.tokens import encoding
+    from rag.ports import embed_in_batches
+
+    batch = settings.index.embed_batch_size
+
+    class MiniLMEmbedding(BaseEmbedding):
+        def _get_query_embedding(self, query: str) -> list[float]:
+            return model.embed_batch([query])[0]
+
+        async def _aget_query_embedding(self, query: str) -> list[float]:
+            return self._get_query_embedding(query)
+
+        def _get_text_embedding(self, text: str) -> list[float]:
+            return model.embed_batch([text])[0]
+
+        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+            return embed_in_batches(model, texts, batch)
+
+    LISettings.llm = None
+    LISettings.tokenizer = encoding().encode  # not its own tiktoken download
+    embed = MiniLMEmbedding(embed_batch_size=1000)
+    t = time.perf_counter()
+    ids, texts, metas = _lc_chunks(corpus, settings)
+    nodes = [
+        TextNode(id_=i, text=x, metadata=m, excluded_embed_metadata_keys=list(m), excluded_llm_metadata_keys=list(m))
+        for i, x, m in zip(ids, texts, metas, strict=True)
+    ]
+    client = chromadb.PersistentClient(path=path, settings=ChromaSettings(anonymized_telemetry=False))
+    collection = client.get_or_create_collection("papers", configuration={"hnsw": {"space": "cosine"}})
+    storage = StorageContext.from_defaults(vector_store=ChromaVectorStore(chroma_collection=collection))
+    index = VectorStoreIndex(nodes, storage_context=storage, embed_model=embed, insert_batch_size=5000)
+    seconds = time.perf_counter() - t
+    embedded = {n.id_: n.get_content(metadata_mode="embed") for n in nodes}  # type: ignore[arg-type]
+    return seconds, index.as_retriever(similarity_top_k=5), embedded
 
 
 def _lc_hybrid(corpus: Path, settings, lc_store):
@@ -124,25 +175,29 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
 
     settings = load_settings(env={})
     embeddings = _lc_embeddings(model, settings.index.embed_batch_size)
-    ours_s, lc_s = [], []
+    ours_s, lc_s, li_s = [], [], []
     for run in range(runs):
-        order = ("ours", "lc") if run % 2 == 0 else ("lc", "ours")
+        order = ("ours", "lc", "li")[run % 3 :] + ("ours", "lc", "li")[: run % 3]
         for side in order:
             if side == "ours":
                 s, ours_settings, ours_chunks = index_ours(corpus, str(tmp / f"{tag}-ours-{run}"), model)
                 ours_s.append(s)
-            else:
+            elif side == "lc":
                 s, lc_store, lc_chunks = index_lc(corpus, str(tmp / f"{tag}-lc-{run}"), embeddings, settings)
                 lc_s.append(s)
+            else:
+                s, li_retriever, li_chunks = index_li(corpus, str(tmp / f"{tag}-li-{run}"), model, settings)
+                li_s.append(s)
     retriever = open_retriever(ours_settings, embedder=model)
     rows = common.questions()
     lc_hybrid, lc_bm25_s = _lc_hybrid(corpus, settings, lc_store)
-    sides = ("ours", "lc", "ours_dense", "lc_hybrid")
+    sides = ("ours", "lc", "ours_dense", "lc_hybrid", "li")
     lat: dict[str, list[float]] = {side: [] for side in sides}
     hits_by: dict[str, dict] = {side: {} for side in sides}
     retriever.search("warm up", 5)
     lc_store.similarity_search_with_score("warm up", k=5)
     lc_hybrid.invoke("warm up")
+    li_retriever.retrieve("warm up")
     for r in rows:
         q = r["question"]
         for side in sides:
@@ -152,6 +207,8 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
                 papers = _top_papers([d.metadata["paper_id"] for d, _ in docs])
             elif side == "lc_hybrid":
                 papers = _top_papers([d.metadata["paper_id"] for d in lc_hybrid.invoke(q)])
+            elif side == "li":
+                papers = _top_papers([n.node.metadata["paper_id"] for n in li_retriever.retrieve(q)])
             else:
                 mode = "dense" if side == "ours_dense" else "hybrid"
                 papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
@@ -162,9 +219,14 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
     def recall(side: str) -> float:
         return sum(len(set(r["gold"]) & set(hits_by[side][r["id"]])) / len(r["gold"]) for r in gold) / len(gold)
 
+    # were the modes really different? questions whose top 5 differ between each pair of sides
+    differ = {f"{a}_vs_{b}": sum(hits_by[a][r["id"]] != hits_by[b][r["id"]] for r in rows)
+              for a, b in (("ours", "ours_dense"), ("ours", "lc"), ("ours_dense", "lc"), ("ours", "li"))}  # fmt: skip
     out = {
         "papers": sum(1 for _ in corpus.open()),
-        "same_chunks": ours_chunks == lc_chunks,
+        "same_chunks": ours_chunks == lc_chunks == li_chunks,
+        "index_llamaindex_s": common.median(li_s),
+        "top5_differs_on_questions": differ,
         "index_runs": runs,
         "index_ours_s": common.median(ours_s),
         "index_langchain_s": common.median(lc_s),
@@ -180,14 +242,16 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
     out["query_ratio_ours_over_lc"] = out["query_ours_p50_ms"] / out["query_lc_p50_ms"]
     out["query_ratio_ours_over_lc_hybrid"] = out["query_ours_p50_ms"] / out["query_lc_hybrid_p50_ms"]
     out["query_ratio_ours_dense_over_lc"] = out["query_ours_dense_p50_ms"] / out["query_lc_p50_ms"]
+    out["index_ratio_ours_over_li"] = out["index_ours_s"] / out["index_llamaindex_s"]
+    out["query_ratio_ours_over_li"] = out["query_ours_p50_ms"] / out["query_li_p50_ms"]
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--synthetic", type=int, default=300, help="size of the synthetic timing corpus (0: skip)")
+    parser.add_argument("--synthetic", default="2000,10000", help="sizes of the synthetic corpora, comma-separated")
     parser.add_argument("--runs", type=int, default=3, help="index runs per side on the bundled corpus")
-    parser.add_argument("--synthetic-runs", type=int, default=2, help="index runs per side on the synthetic corpus")
+    parser.add_argument("--synthetic-runs", type=int, default=1, help="index runs per side on the synthetic corpora")
     args = parser.parse_args()
     common.check_quiet()
 
@@ -208,11 +272,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         result["bundled"] = compare(common.ROOT / "data" / "icml2025.jsonl", tmp, model, args.runs, "bundled")
-        if args.synthetic:
-            corpus = common.write_corpus(tmp / "synthetic.jsonl", args.synthetic)
-            result["synthetic"] = compare(corpus, tmp, model, args.synthetic_runs, "synthetic")
+        sizes = [int(s) for s in str(args.synthetic).split(",") if s.strip() and int(s) > 0]
+        if sizes:
+            full = common.write_corpus(tmp / "synthetic.jsonl", max(sizes))
+            for n in sizes:
+                corpus = common.write_prefix(full, tmp / f"synthetic-{n}.jsonl", n)
+                result[f"synthetic_{n}"] = compare(corpus, tmp, model, args.synthetic_runs, f"synthetic{n}")
     b = result["bundled"]
-    timing = result.get("synthetic", b)
+    timing = result.get(f"synthetic_{max(sizes)}" if sizes else "bundled", b)
     result["goals_met"] = {
         "ours_faster_index": timing["index_ratio_ours_over_lc"] < 1 and b["index_ratio_ours_over_lc"] < 1,
         "ours_faster_query": timing["query_ratio_ours_over_lc"] < 1 and b["query_ratio_ours_over_lc"] < 1,
@@ -224,21 +291,19 @@ def main() -> None:
     }
     common.save("peer", result)
     rows = []
-    for name in ("bundled", "synthetic"):
-        if name not in result:
-            continue
+    for name in [k for k in result if k == "bundled" or k.startswith("synthetic_")]:
         r = result[name]
         label = f"{name} ({r['papers']} papers)"
-        rows.append(
-            (label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "", "", "")
-        )
+        rows.append((label, "index s", r["index_ours_s"], r["index_langchain_s"], r["index_ratio_ours_over_lc"], "", "",
+                     "", r["index_llamaindex_s"], r["index_ratio_ours_over_li"]))  # fmt: skip
         for metric, key in (("query p50 ms", "query_{}_p50_ms"), ("recall@5", "recall5_{}")):
-            ours, lc = r[key.format("ours")], r[key.format("lc")]
+            ours, lc, li = r[key.format("ours")], r[key.format("lc")], r[key.format("li")]
             dense, hybrid = r[key.format("ours_dense")], r[key.format("lc_hybrid")]
-            rows.append(("", metric, ours, lc, ours / lc, dense, hybrid, ours / hybrid))
-    cols = ["corpus", "metric", "ours", "LangChain", "ours/LC", "ours dense-only", "LC hybrid", "ours/LC hybrid"]
+            rows.append(("", metric, ours, lc, ours / lc, dense, hybrid, ours / hybrid, li, ours / li))
+    cols = ["corpus", "metric", "ours", "LangChain", "ours/LC", "ours dense-only", "LC hybrid", "ours/LC hybrid",
+            "LlamaIndex", "ours/LI"]  # fmt: skip
     print(common.table(cols, rows))
-    print(f"\nsame chunks: bundled {b['same_chunks']}, synthetic {timing['same_chunks']}")
+    print(f"\nsame chunks: bundled {b['same_chunks']}, largest synthetic {timing['same_chunks']}")
     print(f"goals met: {result['goals_met']}")
 
 
