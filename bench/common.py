@@ -87,7 +87,10 @@ class _Synth:
 
     def _mutate(self, sentence: str, name: str) -> str:
         sentence = _NUMBER.sub(self._number, sentence)
-        sentence = _NAME.sub(lambda m: name if self.rng.random() < 0.7 else m.group(0), sentence)
+        # every name becomes the generated paper's own: a synthetic paper that kept "Dual-Arch" and its facts would be
+        # a second right answer, and recall of the one real paper would measure which copy ranks first (it did:
+        # three modes tied at recall@5 0.566 on 2,000 papers when 30 % of the names were kept)
+        sentence = _NAME.sub(lambda m: name, sentence)
         return _WORD.sub(lambda m: self._word() if self.rng.random() < 0.2 else m.group(0), sentence)
 
     def paper(self, i: int) -> dict:

@@ -55,7 +55,7 @@ def test_a_docstore_from_before_sentence_vectors_is_filled_in_without_re_embeddi
     build_index(settings, embedder=emb)
     docs = layout_of(settings).docs_dir
     (docs / "sentence_index.npy").unlink()
-    (docs / "sentences.f32").unlink()
+    (docs / "sentences.f16").unlink()
     emb.texts.clear()
     report = build_index(settings, embedder=emb)
     assert report.embedded == 0 and emb.texts and all("\n" not in t for t in emb.texts)  # sentences only

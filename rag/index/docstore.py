@@ -6,7 +6,8 @@ and the vectors of the ones only BM25 found, are read from memory-mapped files i
 BM25 and swapped in whole; when it is missing, stale or lacks an id, the retriever asks the store instead.
 
 Files: docs.jsonl (one `[text, metadata]` per line), offsets.npy (int64 line starts), vectors.npy
-(float32 rows, L2-normalised as stored), sentences.f32 + sentence_index.npy (each chunk's sentence vectors, in
+(float32 rows, L2-normalised as stored), sentences.f16 + sentence_index.npy (each chunk's sentence vectors, float16:
+half the disk, and ranking sentences needs no more precision; in
 `split_sentences` order: an extractive answer then embeds only the question), ids.json (fingerprint, ids in row
 order, and the collection's info: embedder and dimension, so a search needs no store call to check them).
 """
@@ -24,6 +25,9 @@ import numpy as np
 
 from rag.index.atomic import swap_dir
 from rag.ports import StoredChunk
+
+
+SENTENCES = "sentences.f16"  # float16 rows, no header: the sentence vectors of every chunk, in arrival order
 
 
 class DocStoreBuilder:
@@ -44,7 +48,7 @@ class DocStoreBuilder:
         self._have = np.zeros(count, dtype=bool)
         self.count = count
         self.dim = dim
-        self._sentences = (self.tmp / "sentences.f32").open("wb")
+        self._sentences = (self.tmp / SENTENCES).open("wb")
         self._sentence_index = np.full((max(count, 1), 2), -1, dtype=np.int64)  # (first row, rows) per chunk
         self._sentence_rows = 0
 
@@ -62,7 +66,7 @@ class DocStoreBuilder:
 
     def set_sentence_vectors(self, chunk_id: str, matrix: Sequence[Sequence[float]] | np.ndarray) -> None:
         """The vectors of the chunk's sentences (split_sentences order); chunks without them are embedded on demand."""
-        rows = np.asarray(matrix, dtype=np.float32).reshape(-1, self.dim)
+        rows = np.asarray(matrix, dtype=np.float16).reshape(-1, self.dim)
         self._sentences.write(rows.tobytes())
         self._sentence_index[self.rows[chunk_id]] = (self._sentence_rows, len(rows))
         self._sentence_rows += len(rows)
@@ -106,13 +110,13 @@ class DocStore:
             self._docs = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if ids else b""
         self._sentence_index: np.ndarray | None = None
         self._sentences: np.ndarray | None = None
-        sentences, index = directory / "sentences.f32", directory / "sentence_index.npy"
+        sentences, index = directory / SENTENCES, directory / "sentence_index.npy"
         dim = self._vectors.shape[1] if self._vectors.ndim == 2 else 0
-        if index.exists() and sentences.exists() and dim and sentences.stat().st_size % (4 * dim) == 0:
+        if index.exists() and sentences.exists() and dim and sentences.stat().st_size % (2 * dim) == 0:
             self._sentence_index = np.load(index, mmap_mode="r")
-            rows = sentences.stat().st_size // (4 * dim)
+            rows = sentences.stat().st_size // (2 * dim)
             if rows:
-                self._sentences = np.memmap(sentences, dtype=np.float32, mode="r", shape=(rows, dim))
+                self._sentences = np.memmap(sentences, dtype=np.float16, mode="r", shape=(rows, dim))
 
     @classmethod
     def load(cls, directory: Path) -> DocStore | None:
@@ -146,7 +150,7 @@ class DocStore:
         start, count = (int(x) for x in self._sentence_index[row])
         if start < 0 or start + count > len(self._sentences):
             return None
-        return np.asarray(self._sentences[start : start + count])
+        return np.asarray(self._sentences[start : start + count], dtype=np.float32)
 
     def nearest(self, query: np.ndarray, n: int) -> list[tuple[str, float]]:
         """Exact nearest neighbours by cosine distance (1 - dot product of unit vectors), nearest first, ties in
