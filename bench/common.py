@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\b[a-z]{7,}\b")
-_NAME = re.compile(r"\b[A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*\b")  # Dual-Arch, PaperBench, SEFE
+_NAME = re.compile(r"\b(?:[A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Z][a-z]+-[A-Z][A-Za-z0-9]*)\b")  # Dual-Arch, PaperBench
 VENUES = ["ICML", "NeurIPS", "ICLR", "AAAI", "JMLR", "TMLR", "CVPR", "ACL", "KDD", "UAI"]
 SYLLABLES = "ka lo mi nu re sa ti vo ze ha pe ri do gu fa ne xo ly qua bri".split()
 
@@ -97,7 +97,7 @@ class _Synth:
         rng = self.rng
         name = "".join(rng.choice("ABCDEFGHIKLMNOPRSTUVXZ") for _ in range(rng.randint(3, 6)))
         a, b = rng.sample(self.title_words, 2)
-        title = f"{name}: {' '.join(a[: len(a) // 2] + b[len(b) // 2 :])}"
+        title = f"{name}: {_NAME.sub(name, ' '.join(a[: len(a) // 2] + b[len(b) // 2 :]))}"
         topics = rng.sample(range(len(self.sents)), 3)
         target = rng.randint(205, 270)
         parts = [self._mutate(self.sents[topics[0]][0], name)]
