@@ -26,7 +26,6 @@ import numpy as np
 from rag.index.atomic import swap_dir
 from rag.ports import StoredChunk
 
-
 SENTENCES = "sentences.f16"  # float16 rows, no header: the sentence vectors of every chunk, in arrival order
 
 
