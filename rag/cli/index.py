@@ -6,12 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from rag.cli.output import say
 from rag.errors import ConfigError
 from rag.settings import Settings
 
 
 def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    say(message, err=True, flush=True)  # file names and records may hold control characters
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
@@ -40,7 +41,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
             selection=chosen,
             allow_empty=args.allow_empty,
         )
-    print(report.line())
+    say(report.line())
     return 0
 
 
