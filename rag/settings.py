@@ -125,7 +125,7 @@ GROUPS: dict[str, type] = {
     "endpoint": EndpointSettings,
     "ui": UISettings,
 }
-_TOP = ("home", "collection", "chroma_url")
+_TOP = ("home", "collection", "chroma_url", "chroma_timeout_s")
 # flat name -> group name (None: a top-level field)
 _GROUP_OF: dict[str, str | None] = {name: None for name in _TOP}
 for _group, _cls in GROUPS.items():
@@ -139,6 +139,7 @@ class Settings:
     home: Path = field(default_factory=default_home)
     collection: str = "papers"
     chroma_url: str | None = None  # e.g. http://127.0.0.1:8765 for a `chroma run` server
+    chroma_timeout_s: float = field(default=30.0, metadata=_range(0.1, 3600.0))  # connect and read, per request
     index: IndexSettings = field(default_factory=IndexSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     answer: AnswerSettings = field(default_factory=AnswerSettings)
@@ -232,8 +233,7 @@ def _check_range(name: str, value: Any, meta: Mapping[str, Any]) -> None:
 
 def _check(s: Settings) -> Settings:
     """Every range and every rule that ties two settings together, in one place."""
-    for group in GROUPS:
-        obj = getattr(s, group)
+    for obj in (s, *(getattr(s, group) for group in GROUPS)):
         for f in fields(obj):
             _check_range(f.name, getattr(obj, f.name), f.metadata)
     if len(s.collection) < 3:

@@ -37,6 +37,7 @@ class EmbedWriter:
         self.last_write = time.monotonic()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-store-write")
         self._inflight: Future[int] | None = None
+        self._closed = False
         self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
         if progress:
             progress(0, papers)  # start the clock before the first batch
@@ -80,6 +81,9 @@ class EmbedWriter:
             self.last_write = time.monotonic()
 
     def close(self) -> None:
+        if self._closed:  # a second close (after the first one raised) must not hide the first error
+            return
+        self._closed = True
         try:
             self._submit()
             self.barrier()
