@@ -1,10 +1,9 @@
 """One Settings object, built once at the edge (CLI, UI, eval) and passed in; never global.
 
-Settings are grouped by the component that reads them: `index`, `retrieval`, `answer`, `endpoint`, `ui`; the
-data location (`home`, `collection`, `chroma_url`) sits at the top. Each component receives its group, not the
-whole object. Every setting still has one flat, unique name: `RAG_K`, `k = 6` in a TOML file, `--k` style
-overrides and `settings.replace(k=6)` all reach `settings.retrieval.k`. A TOML file may also use tables
-(`[retrieval]` / `k = 6`).
+Settings are grouped by the component that reads them: `index`, `retrieval`, `answer`, `endpoint`, `ui`; the data
+location (`home`, `collection`, `chroma_url`) sits at the top. Each component receives its group, not the whole
+object. Every setting still has one flat, unique name: `RAG_K`, `k = 6` in a TOML file, `--k` style overrides and
+`settings.replace(k=6)` all reach `settings.retrieval.k`. A TOML file may also use tables (`[retrieval]` / `k = 6`).
 
 Precedence, lowest first: defaults < preset < TOML file < environment (RAG_*, OPENAI_*) < explicit overrides.
 Every value is checked in one place (`_check`), with its range, and a bad one is a one-line ConfigError.
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
+from rag.redact import mask_url
 
 REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 BUNDLED_CORPUS = REPO_DATA / "icml2025.jsonl"
@@ -46,7 +46,7 @@ def default_home() -> Path:
 
 
 def _range(lo: float | None = None, hi: float | None = None, *, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Field metadata: the allowed range (inclusive) or the allowed values."""
+    # field metadata: the allowed range (inclusive) or the allowed values
     return {"lo": lo, "hi": hi, "choices": choices}
 
 
@@ -101,7 +101,7 @@ class EndpointSettings:
     """The OpenAI-compatible endpoint and the local llama.cpp model (read by the chat-model factory)."""
 
     model: str = ""  # model name at the OpenAI-compatible endpoint
-    openai_base_url: str | None = None
+    openai_base_url: str | None = field(default=None, repr=False)  # may carry credentials: Settings' repr masks it
     openai_api_key: str | None = field(default=None, repr=False)
     timeout_s: float = field(default=60.0, metadata=_range(0.1, 3600.0))
     max_retries: int = field(default=4, metadata=_range(1, 100))  # attempts in total, first try included
@@ -154,6 +154,9 @@ class Settings:
     def runlog_path(self) -> Path:
         return self.home / "runs.jsonl"
 
+    def __repr__(self) -> str:  # URLs may carry credentials (user-info, ?api-key=): the masked values only
+        return f"Settings({self.public_dict()})"
+
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed, by flat name: `settings.replace(k=3, llm="extractive")`."""
         return _build(self.flat() | _coerce_all(changes))
@@ -167,8 +170,6 @@ class Settings:
 
     def public_dict(self) -> dict[str, Any]:
         """Settings as JSON-safe values with secrets masked, for logs and reports."""
-        from rag.redact import mask_url
-
         out: dict[str, Any] = {}
         for name, value in self.flat().items():
             if name == "openai_api_key":
@@ -180,8 +181,7 @@ class Settings:
 
 
 def _field_type(name: str) -> str:
-    group = _GROUP_OF[name]
-    cls = Settings if group is None else GROUPS[group]
+    cls = Settings if (group := _GROUP_OF[name]) is None else GROUPS[group]
     return str(next(f.type for f in fields(cls) if f.name == name))
 
 

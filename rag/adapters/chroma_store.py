@@ -19,9 +19,10 @@ from rag.adapters.chroma_errors import heartbeat, storage_problem
 from rag.errors import ConfigError, IndexMissingError, StoreUnavailableError
 from rag.filters import Filters
 from rag.ports import Metadata, StoredChunk
-from rag.redact import mask_url
+from rag.redact import mask_url, mask_urls_in_logs
 
 DEFAULT_TIMEOUT_S = 30.0
+mask_urls_in_logs()  # chromadb's HTTP client logs every request URL
 
 
 def _client(path: Path | None, url: str | None, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
