@@ -86,7 +86,8 @@ class AnswerSettings:
 
     llm: str = field(default="auto", metadata=_range(choices=LLM_CHOICES))
     temperature: float = field(default=0.0, metadata=_range(0.0, 2.0))
-    max_tokens: int = field(default=512, metadata=_range(1, 100_000))
+    max_tokens: int = field(default=512, metadata=_range(1, 100_000))  # also enforced on the stream we receive
+    answer_deadline_s: float = field(default=120.0, metadata=_range(1.0, 86400.0))  # the whole answer, all calls
     support_threshold: float = field(default=0.55, metadata=_range(0.0, 1.0))  # sentence-to-source similarity
     # which support checks judge an answer: offline (always), plus an LLM check ("llm"); "auto" adds the LLM
     # check for answers from an LLM endpoint (not for the packaged SmolLM2)

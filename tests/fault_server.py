@@ -18,6 +18,10 @@ Each POST to /v1/chat/completions or /v1/embeddings takes the next behaviour fro
   "bad_json"        200 SSE whose data line is not JSON
   "empty_choices"   one chunk with `choices: []`, then [DONE]
   "no_finish"       the reply's content chunks and [DONE], but never a finish_reason
+  "sse_comments"    200 SSE that sends only `: keep-alive` comments, every 0.2 s, until the server stops: each read
+                    returns in time, so the client's read timeout never fires
+  "slow_tokens"     the reply's words one every `token_s` (0.3 s), then "more" forever: no finish in sight
+  "endless"         words as fast as the socket takes them, forever, whatever max_tokens says
 A request after the script ran out gets 418 (not retried by clients), so a test sees it at once.
 `rules=[(text, behaviour), (text, "ok", reply), ...]`: a request whose JSON body contains `text` gets that
 behaviour (and reply) instead, without using up the script: `[("You are grading", "500"), ("", "ok")]` fails
@@ -43,7 +47,7 @@ MODEL = "fault-model"
 USAGE = {"prompt_tokens": 11, "completion_tokens": len(REPLY_CHUNKS), "total_tokens": 11 + len(REPLY_CHUNKS)}
 BEHAVIOURS = {
     "ok", "429", "quota", "500", "503", "400", "401", "hang", "drop_midstream", "stall_midstream",
-    "malformed", "bad_json", "empty_choices", "no_finish",
+    "malformed", "bad_json", "empty_choices", "no_finish", "sse_comments", "slow_tokens", "endless",
 }  # fmt: skip
 
 
@@ -73,7 +77,9 @@ class FaultServer:
         reply: str | None = None,
         delay_s: float = 0.0,
         rules: list[tuple[str, ...]] | None = None,
+        token_s: float = 0.3,
     ) -> None:
+        self.token_s = token_s
         self.rules = [(rule[0], rule[1], rule[2] if len(rule) > 2 else None) for rule in rules or []]
         unknown = [b for b in [*script, *(rule[1] for rule in self.rules)] if b not in BEHAVIOURS]
         if unknown:
@@ -88,6 +94,7 @@ class FaultServer:
         self.api_key_echo = api_key_echo
         self.requests: list[tuple[str, str, dict[str, Any]]] = []  # (method, path, json body)
         self.count = 0  # POSTs to chat/completions and embeddings
+        self.closed_by_client = 0  # endless streams the client hung up on
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -238,6 +245,23 @@ class FaultServer:
                 else:
                     self._stream(behaviour, body, chunks)
 
+            def _forever(self, behaviour: str, chunks: list[str]) -> None:
+                """Keep the stream open until the client goes away or the server stops."""
+                words = iter(chunks)
+                try:
+                    while not server._stop.is_set():
+                        if behaviour == "sse_comments":
+                            self._write_chunked(b": keep-alive\n\n")
+                            server._stop.wait(0.2)
+                            continue
+                        self._event(_chunk(next(words, "more ")))
+                        if behaviour == "slow_tokens":
+                            server._stop.wait(server.token_s)
+                except OSError:  # the client closed the connection: what a bounded client does
+                    with server._lock:
+                        server.closed_by_client += 1
+                self._abort()
+
             def _completion(self, reply: str) -> dict[str, Any]:
                 return {
                     "id": "chatcmpl-fault",
@@ -271,6 +295,9 @@ class FaultServer:
                     self._sse_end()
                     return
                 self._event(_chunk(""))  # role-only first chunk, as OpenAI sends
+                if behaviour in ("sse_comments", "slow_tokens", "endless"):
+                    self._forever(behaviour, chunks)
+                    return
                 if behaviour in ("drop_midstream", "stall_midstream"):
                     for piece in chunks[:2]:
                         self._event(_chunk(piece))

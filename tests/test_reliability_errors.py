@@ -127,6 +127,7 @@ def test_a_full_disk_is_one_line_and_a_rerun_with_space_completes(cli, tmp_path:
         ({"RAG_EMBED_BATCH_SIZE": "0"}, ["index"], "embed_batch_size must be between 1 and 4096; got 0"),
         ({"RAG_CANDIDATES": "-3"}, ["search", "wells"], "candidates must be between 1 and 10000; got -3"),
         ({"RAG_TIMEOUT_S": "-1"}, ["ask", WELLS], "timeout_s must be between 0.1 and 3600; got -1"),
+        ({"RAG_ANSWER_DEADLINE_S": "0"}, ["ask", WELLS], "answer_deadline_s must be between 1 and 86400"),
         ({"RAG_CHROMA_TIMEOUT_S": "nan"}, ["search", "wells"], "chroma_timeout_s' must be a number, got NaN"),
     ],
 )
