@@ -147,7 +147,7 @@ def test_api_key_never_appears_in_output_logs_or_files(embedder: Embedder, tmp_p
         assert "Traceback" not in proc.stderr
     assert "authentication failed (401)" in ask.stderr  # the failure is named, the key is not
     assert json.loads(ask_json.stdout)["sources"]
-    assert {p.name for p in out_dir.iterdir()} >= {"summary.json", "results.jsonl", "report.md"}
+    assert {p.name for p in out_dir.iterdir()} >= {"summary.json", "results", "report.md"}
     assert (home / "runs.jsonl").exists()
     assert _files_with_key(home, out_dir) == []
 
