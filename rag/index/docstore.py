@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from rag.index.atomic import swap_dir
+from rag.index.integrity import write_manifest
 from rag.ports import StoredChunk
 
 
@@ -68,6 +69,7 @@ class DocStoreBuilder:
         del self._vectors
         np.save(self.tmp / "offsets.npy", np.asarray(self._offsets, dtype=np.int64))
         (self.tmp / "ids.json").write_text(json.dumps({"fingerprint": fingerprint, "ids": self.ids}))
+        write_manifest(self.tmp, fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(self.tmp, self.directory)
 
     def abort(self) -> None:

@@ -17,6 +17,7 @@ import bm25s
 import numpy as np
 
 from rag.index.atomic import swap_dir
+from rag.index.integrity import write_manifest
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
@@ -151,6 +152,7 @@ class LexicalIndex:
         if self.ids:
             self._model.save(str(tmp))
         (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
+        write_manifest(tmp, self.fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(tmp, directory)
 
     @classmethod

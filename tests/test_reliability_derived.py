@@ -1,0 +1,113 @@
+"""Derived files are checked, not trusted (issue 14 item 7): a docstore or BM25 file that was edited, zeroed or
+truncated never gives a wrong answer or a traceback. Opening checks sizes and checksums (rag.index.integrity)
+and rebuilds a failed copy from the vector store, with one note; `rag index` checks every byte and rebuilds what
+fails instead of reporting it "unchanged"."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from rag.index.integrity import FULL_HASH_BYTES, problem, write_manifest
+from tests.reliability_helpers import WELLS, run_rag
+
+WRONG = "999,999"  # same length as 213,000: an edit that keeps every size
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "edit":
+        assert b"213,000" in data
+        path.write_bytes(data.replace(b"213,000", WRONG.encode()))
+    elif how == "zero":
+        path.write_bytes(b"\0" * len(data))
+    elif how == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "swap-ids":
+        meta = json.loads(data)
+        meta["ids"][0], meta["ids"][1] = meta["ids"][1], meta["ids"][0]  # rows now say the wrong paper
+        path.write_text(json.dumps(meta))
+    elif how == "delete":
+        path.unlink()
+    else:
+        raise AssertionError(how)
+
+
+DAMAGE = [
+    ("docs", "docs.jsonl", "edit"), ("docs", "docs.jsonl", "zero"), ("docs", "docs.jsonl", "truncate"),
+    ("docs", "vectors.npy", "zero"), ("docs", "vectors.npy", "truncate"), ("docs", "offsets.npy", "zero"),
+    ("docs", "ids.json", "swap-ids"), ("docs", "integrity.json", "delete"),
+    ("bm25", "vocab.index.json", "truncate"), ("bm25", "data.csc.index.npy", "zero"), ("bm25", "ids.json", "swap-ids"),
+]  # fmt: skip
+
+
+def _answer_is_right(rag_cli) -> dict:
+    record = rag_cli.ask_json(WELLS)
+    assert "213,000" in record["answer"] and WRONG not in record["answer"], record["answer"]
+    assert record["citations"][0]["paper_id"] == "icml2025-00"
+    code, out, err = rag_cli("search", "Alberta oil and gas wells", "--json", "-k", "3")
+    assert code == 0 and "Traceback" not in err
+    assert json.loads(out)["hits"][0]["paper_id"] == "icml2025-00"
+    return record
+
+
+@pytest.mark.parametrize(("kind", "name", "how"), DAMAGE, ids=[f"{k}-{n}-{h}" for k, n, h in DAMAGE])
+def test_a_damaged_derived_file_gives_no_wrong_answer_and_no_traceback(
+    rag_cli, caplog: pytest.LogCaptureFixture, kind: str, name: str, how: str
+) -> None:
+    assert rag_cli("index")[0] == 0
+    directory = rag_cli.home / "index" / f"{kind}-papers"
+    _damage(directory / name, how)
+    caplog.set_level(logging.WARNING)
+    _answer_is_right(rag_cli)
+    notes = [r.getMessage() for r in caplog.records if "rebuilding it" in r.getMessage()]
+    assert len(notes) == 1 and str(directory) in notes[0], notes  # one line says what failed and what it did
+    assert problem(directory, None, full=True) is None  # rebuilt on disk, from the store
+    caplog.clear()
+    _answer_is_right(rag_cli)
+    assert not [r for r in caplog.records if "rebuilding it" in r.getMessage()]  # once, not at every start
+
+
+@pytest.mark.parametrize("how", ["edit", "zero", "truncate"])
+def test_rag_index_rebuilds_a_damaged_docstore_instead_of_keeping_it(rag_cli, how: str) -> None:
+    assert rag_cli("index")[0] == 0
+    docs = rag_cli.home / "index" / "docs-papers" / "docs.jsonl"
+    _damage(docs, how)
+    code, out, err = rag_cli("index")
+    assert code == 0, err
+    assert "indexed 19 papers" in out and "0 embedded" in out  # nothing re-embedded: vectors come from the store
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and "docstore" in warnings[0] and "failed its check" in warnings[0], err
+    assert b"213,000" in docs.read_bytes() and WRONG.encode() not in docs.read_bytes()
+
+
+def test_the_note_reaches_the_terminal_of_a_real_rag_ask(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_rag(["index"], home).returncode == 0
+    _damage(home / "index" / "docs-papers" / "docs.jsonl", "edit")
+    proc = run_rag(["ask", WELLS, "--llm", "extractive"], home)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "213,000" in proc.stdout and WRONG not in proc.stdout
+    notes = [line for line in proc.stderr.splitlines() if "failed its check" in line]
+    assert len(notes) == 1 and "docs.jsonl does not match its checksum" in notes[0], proc.stderr
+
+
+def test_checksums_of_large_files_are_sampled_at_open_and_whole_when_asked(tmp_path: Path) -> None:
+    directory = tmp_path / "d"
+    directory.mkdir()
+    big = directory / "big.bin"
+    big.write_bytes(bytes(range(256)) * (FULL_HASH_BYTES // 256 + 4096))
+    write_manifest(directory, "fp")
+    assert problem(directory, "fp", full=False) is None and problem(directory, "other", full=False)
+    with big.open("r+b") as f:  # one byte between the sampled blocks
+        f.seek(FULL_HASH_BYTES // 2 + 12345)
+        f.write(b"\xff")
+    assert problem(directory, "fp", full=False) is None  # the quick check at open cannot see it...
+    assert problem(directory, "fp", full=True) == "big.bin does not match its checksum"  # ...rag index does
+    with big.open("r+b") as f:
+        f.seek(0)
+        f.write(b"\xff")
+    assert problem(directory, "fp", full=False) == "big.bin does not match its checksum"
