@@ -114,15 +114,19 @@ def build_index(
     corpus). Options: rebuild, on_error ("stop" | "skip"), progress, warn, info, read_progress, selection
     (rag.corpus.selection(where, since)), allow_empty; settings.index.full_text reads PDFs' body too."""
     from rag.index.indexer import build_index as run
+    from rag.index.lock import writer_lock
 
-    return run(
-        list(sources) if sources else [BUNDLED_CORPUS],
-        settings=settings.index,
-        layout=layout_of(settings),
-        store=store or open_store(settings),
-        embedder=embedder or lazy_embedder(settings),
-        **options,
-    )
+    store = store or open_store(settings)
+    lease = store if settings.chroma_url else None  # other machines may write to a Chroma server
+    with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=options.get("warn")):
+        return run(
+            list(sources) if sources else [BUNDLED_CORPUS],
+            settings=settings.index,
+            layout=layout_of(settings),
+            store=store,
+            embedder=embedder or lazy_embedder(settings),
+            **options,
+        )
 
 
 def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filters: Any = None) -> Iterator[Paper]:

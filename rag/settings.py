@@ -61,6 +61,7 @@ class IndexSettings:
     chunk_tokens: int = field(default=320, metadata=_range(16, 8192))
     chunk_overlap: int = field(default=32, metadata=_range(0, 8191))
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
+    lock_wait_s: float = field(default=10.0, metadata=_range(0.0, 86400.0))  # for another `rag index` to finish
 
 
 @dataclass(frozen=True)
