@@ -21,6 +21,7 @@ from rag.index.integrity import fingerprint as index_fingerprint
 from rag.index.integrity import trusted
 from rag.index.layout import Layout
 from rag.index.lexical import LexicalBuilder, LexicalIndex
+from rag.index.orphans import recover_rebuild
 from rag.index.records import chunk_metadata, lexical_text
 from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
 from rag.ports import Embedder, VectorStore
@@ -116,9 +117,8 @@ def build_index(
 
     layout.index_dir.mkdir(parents=True, exist_ok=True)
     live = store
+    recover_rebuild(live, layout, warn)  # what an interrupted --rebuild left
     target = store.sibling(layout.rebuild_collection) if rebuild else live
-    if rebuild:
-        target.drop()  # leftovers of an interrupted rebuild
     existing: dict[str, tuple[str, str]] = {}
     if target.exists():
         built_with = target.open().info.get("embedder")
