@@ -129,6 +129,19 @@ def build_index(
         )
 
 
+def verify_index(settings: Settings, *, store: VectorStore | None = None, warn: Callable[[str], None] | None = None
+                 ) -> Any:  # fmt: skip
+    """`rag index --verify`: check the store, BM25 and the docstore against each other and rebuild the derived files
+    that disagree (rag.index.verify.Verified), under the writer lock."""
+    from rag.index.lock import writer_lock
+    from rag.index.verify import verify_index as run
+
+    store = store or existing_store(settings)
+    lease = store if settings.chroma_url else None
+    with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=warn):
+        return run(store, layout_of(settings))
+
+
 def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filters: Any = None) -> Iterator[Paper]:
     """`rag export`: the indexed papers, each once with its whole abstract (only those `filters` accepts)."""
     from rag.index.library import indexed_papers as read

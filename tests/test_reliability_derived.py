@@ -111,3 +111,56 @@ def test_checksums_of_large_files_are_sampled_at_open_and_whole_when_asked(tmp_p
         f.seek(0)
         f.write(b"\xff")
     assert problem(directory, "fp", full=False) == "big.bin does not match its checksum"
+
+
+# --- rag index --verify ------------------------------------------------------------------------------------------
+def test_verify_says_so_when_everything_agrees(rag_cli) -> None:
+    assert rag_cli("index")[0] == 0
+    code, out, err = rag_cli("index", "--verify")
+    assert (code, out.strip(), err) == (0, "verified: the store, BM25 and the docstore agree (19 chunks)", "")
+
+
+def test_verify_compares_rows_with_the_store_and_repairs_them(rag_cli) -> None:
+    """A docstore edited and given a fresh checksum passes the checksum: only the comparison with the store,
+    row by row, can find it."""
+    assert rag_cli("index")[0] == 0
+    docs = rag_cli.home / "index" / "docs-papers"
+    fp = json.loads((docs / "ids.json").read_text())["fingerprint"]
+    _damage(docs / "docs.jsonl", "edit")
+    write_manifest(docs, fp)
+    code, out, err = rag_cli("index", "--verify")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "found: docstore: 1 rows differ from the store (e.g. icml2025-00:0)",
+        "repaired: rebuilt BM25 and the docstore from the store's 19 chunks",
+    ]
+    _answer_is_right(rag_cli)
+    assert rag_cli("index", "--verify")[1].startswith("verified:")
+
+
+def test_verify_repairs_a_missing_bm25_and_a_wrong_fingerprint_record(rag_cli) -> None:
+    import shutil
+
+    from rag.factory import open_store
+    from rag.settings import load_settings
+
+    assert rag_cli("index")[0] == 0
+    shutil.rmtree(rag_cli.home / "index" / "bm25-papers")
+    open_store(load_settings(home=rag_cli.home, env={})).open().update_info(lexical_fingerprint="bogus")
+    code, out, err = rag_cli("index", "--verify")
+    assert code == 0, err
+    assert "found: store: the fingerprint recorded on the collection (bogus) is not its chunks'" in out
+    assert "found: BM25 index: missing or unreadable" in out
+    assert "repaired: recorded the chunks' fingerprint on the collection" in out
+    assert rag_cli("index", "--verify")[1].startswith("verified:")
+    _answer_is_right(rag_cli)
+
+
+def test_verify_reports_an_unfinished_update_it_cannot_repair(rag_cli) -> None:
+    assert rag_cli("index")[0] == 0
+    (rag_cli.home / "index" / "papers.updating").write_text("killed\n")
+    code, out, err = rag_cli("index", "--verify")
+    assert code == 1
+    assert "error: an index update did not finish" in err and "run `rag index` with your sources" in err
+    code, _, err = rag_cli("index", "--verify", "data.jsonl")
+    assert code == 2 and "--verify checks the index as it is" in err

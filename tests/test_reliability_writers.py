@@ -87,7 +87,7 @@ NO_WAIT = {"RAG_LOCK_WAIT_S": "0"}
 def test_a_second_writer_fails_naming_the_first_and_a_killed_ones_lock_is_taken_over(indexed_home: Path) -> None:
     holder = Holder(indexed_home)
     try:
-        for args in (["index"], ["index", "--rebuild"]):
+        for args in (["index"], ["index", "--rebuild"], ["index", "--verify"]):
             line = assert_clean_failure(run_rag(args, indexed_home, env=NO_WAIT))
             assert f"another rag index is running (pid {holder.pid}" in line and "lock_wait_s" in line, line
         search = run_rag(["search", WELLS, "-k", "1"], indexed_home)  # readers are not held up
@@ -131,13 +131,8 @@ def test_two_rag_index_runs_started_together_end_in_one_consistent_index(tmp_pat
         assert proc.returncode == 0 and "Traceback" not in err, err[-3000:]
     embedded = sorted(int(re.search(r"(\d+) embedded", out).group(1)) for out, _ in outputs)  # type: ignore[union-attr]
     assert embedded == [0, 60], outputs  # one did the work, the other found it done
-    from rag.factory import layout_of, open_store
-    from rag.index.lexical import LexicalIndex
-
-    s = load_settings(home=home, env={})
-    ids = {cid for cid, _ in open_store(s).open().iter_metadata()}
-    lexical = LexicalIndex.load(layout_of(s).lexical_dir)
-    assert lexical is not None and set(lexical.ids) == ids and len(ids) == 60
+    verify = run_rag(["index", "--verify"], home)
+    assert verify.returncode == 0 and verify.stdout.startswith("verified: the store, BM25 and the docstore agree")
 
 
 # --- the lease on a Chroma server ------------------------------------------------------------------------------

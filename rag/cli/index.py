@@ -15,7 +15,23 @@ def _stderr(message: str) -> None:
     say(message, err=True, flush=True)  # file names and records may hold control characters
 
 
+def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
+    """`rag index --verify`: 0 when everything agrees (after repairs), 1 when the store needs `rag index SOURCES`."""
+    from rag.factory import verify_index
+
+    if args.sources or args.rebuild or args.where or args.since:
+        raise ConfigError("--verify checks the index as it is: give it no SOURCE, --rebuild, --where or --since")
+    result = verify_index(settings, warn=lambda msg: _stderr(f"warning: {msg}"))
+    for line in result.lines():
+        say(line)
+    for line in result.remaining:
+        say(f"error: {line}", err=True)
+    return 1 if result.remaining else 0
+
+
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    if getattr(args, "verify", False):
+        return cmd_verify(args, settings)
     from rag.corpus import selection
     from rag.factory import build_index
     from rag.progress import ProgressBar

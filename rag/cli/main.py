@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "the abstract; citations then name the page")  # fmt: skip
     p.add_argument("--allow-empty", action="store_true", help="let a run that finds no papers empty the index "
                    "(otherwise refused)")  # fmt: skip
+    p.add_argument("--verify", action="store_true", help="check the store, BM25 and the docstore against each other "
+                   "(every byte) and rebuild the local copies that disagree with the store; reads no SOURCE")
     p.add_argument("--embedder", choices=["minilm", "openai"], help="embedding backend (default: minilm, local)")
     _common(p)
 
