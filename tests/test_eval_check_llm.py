@@ -39,11 +39,10 @@ def _gates(out: Path) -> dict[str, object]:
     return {f"{g['scope']}/{g['metric']}": g["value"] for g in status}
 
 
-def test_answers_from_the_extractive_fallback_fail_the_check(rag_cli, questions: Path, tmp_path: Path, llm_env):
-    assert rag_cli("index")[0] == 0
+def test_answers_from_the_extractive_fallback_fail_the_check(indexed_cli, questions: Path, tmp_path: Path, llm_env):
     out = tmp_path / "out"
     with FaultServer(["500"] * 50) as server:
-        code, stdout, err = rag_cli("eval", str(questions), "--out", str(out), "--llm", "openai",
+        code, stdout, err = indexed_cli("eval", str(questions), "--out", str(out), "--llm", "openai",
                                     "--base-url", server.base_url, "--check")  # fmt: skip
     assert code == 1, (stdout[-1500:], err[-1500:])
     assert "gate failed: wells: answers written by the requested backend = 0.000" in err
@@ -53,11 +52,10 @@ def test_answers_from_the_extractive_fallback_fail_the_check(rag_cli, questions:
     assert all(r["backend"] == "extractive" and any("server error (500)" in n for n in r["notes"]) for r in rows)
 
 
-def test_a_judge_that_judged_nothing_fails_the_check(rag_cli, questions: Path, tmp_path: Path, llm_env):
-    assert rag_cli("index")[0] == 0
+def test_a_judge_that_judged_nothing_fails_the_check(indexed_cli, questions: Path, tmp_path: Path, llm_env):
     out = tmp_path / "out"
     with FaultServer([], reply=ANSWER, rules=[(JUDGE_PROMPT, "500"), ("", "ok")]) as server:
-        code, stdout, err = rag_cli("eval", str(questions), "--out", str(out), "--llm", "openai",
+        code, stdout, err = indexed_cli("eval", str(questions), "--out", str(out), "--llm", "openai",
                                     "--base-url", server.base_url, "--judge", "--check")  # fmt: skip
     assert code == 1, (stdout[-1500:], err[-1500:])
     gates = _gates(out)
@@ -69,12 +67,11 @@ def test_a_judge_that_judged_nothing_fails_the_check(rag_cli, questions: Path, t
     ]
 
 
-def test_a_working_llm_and_judge_pass(rag_cli, questions: Path, tmp_path: Path, llm_env):
-    assert rag_cli("index")[0] == 0
+def test_a_working_llm_and_judge_pass(indexed_cli, questions: Path, tmp_path: Path, llm_env):
     out = tmp_path / "out"
     judge_reply = '{"statements": [{"statement": "x", "supported": true}], "score": 5}'
     with FaultServer([], reply=ANSWER, rules=[(JUDGE_PROMPT, "ok", judge_reply), ("", "ok")]) as server:
-        code, stdout, err = rag_cli("eval", str(questions), "--out", str(out), "--llm", "openai",
+        code, stdout, err = indexed_cli("eval", str(questions), "--out", str(out), "--llm", "openai",
                                     "--base-url", server.base_url, "--judge", "--check")  # fmt: skip
     gates = _gates(out)
     assert gates["wells/backend_share"] == 1.0 and gates["wells judge/judged_share"] == 1.0

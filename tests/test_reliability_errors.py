@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +17,6 @@ from pathlib import Path
 import pytest
 
 from rag.cli import main
-from rag.factory import build_index
-from rag.settings import load_settings
 from tests.fs_helpers import remount, tmpfs
 from tests.reliability_helpers import WELLS, assert_clean_failure, run_rag
 
@@ -56,19 +55,19 @@ def test_a_home_that_does_not_exist_is_refused_not_created(cli, tmp_path: Path, 
 
 # --- a read-only home ----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def read_only_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def read_only_home(tmp_path_factory: pytest.TempPathFactory, bundled_home: Path) -> Iterator[Path]:
     """A data directory with a complete index that cannot be written: a tmpfs remounted read-only (root), or
-    write permission removed (any other user). Built by a `rag index` subprocess, so that this process holds no
-    Chroma file open for writing (a busy tmpfs cannot be remounted read-only)."""
+    write permission removed (any other user). A copy of an index no process has open (a busy tmpfs cannot be
+    remounted read-only)."""
     base = tmp_path_factory.mktemp("read-only")
     if os.geteuid() == 0:
         with tmpfs(base / "fs", "50m") as fs:
-            assert run_rag(["index"], fs / "home").returncode == 0
+            shutil.copytree(bundled_home, fs / "home")
             remount(fs, "ro")
             yield fs / "home"
         return
     home = base / "home"
-    assert run_rag(["index"], home).returncode == 0
+    shutil.copytree(bundled_home, home)
     paths = [home, *home.rglob("*")]
     for p in paths:
         p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
@@ -93,9 +92,8 @@ def test_a_home_on_a_read_only_disk_that_does_not_exist_yet(cli, tmp_path: Path)
 
 # --- a damaged chroma.sqlite3 ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
-def test_a_damaged_chroma_database_is_one_line(cli, tmp_path: Path, minilm: object, damage: str) -> None:
-    home = tmp_path / "home"
-    build_index(load_settings(home=home, env={}), embedder=minilm)  # type: ignore[arg-type]
+def test_a_damaged_chroma_database_is_one_line(cli, tmp_path: Path, bundled_home: Path, damage: str) -> None:
+    home = shutil.copytree(bundled_home, tmp_path / "home")
     db = home / "index" / "chroma" / "chroma.sqlite3"
     if damage == "garbage":
         db.write_bytes(b"this is not a database\n" * 100)
@@ -107,6 +105,7 @@ def test_a_damaged_chroma_database_is_one_line(cli, tmp_path: Path, minilm: obje
 
 
 # --- a full disk -----------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_a_rerun_with_space_completes(cli, tmp_path: Path) -> None:
     with tmpfs(tmp_path / "fs", "600k") as fs:
         home = fs / "home"
@@ -152,11 +151,12 @@ def test_invalid_numeric_settings_through_the_real_cli(
         (["ask", WELLS, "--json", "-k", "0", "--llm", "extractive"], "question"),
     ],
 )
-def test_json_commands_print_a_json_error_object(cli, tmp_path: Path, argv: list[str], kind: str) -> None:
+def test_json_commands_print_a_json_error_object(
+    cli, tmp_path: Path, bundled_home: Path, argv: list[str], kind: str
+) -> None:
     home = tmp_path / "home"
     if kind == "question":
-        home = tmp_path / "indexed"
-        assert cli("index", "--home", str(home))[0] == 0
+        home = shutil.copytree(bundled_home, tmp_path / "indexed")
     code, out, err = cli(*argv, "--home", str(home))
     assert code == 2 and "Traceback" not in err
     error = json.loads(out)

@@ -18,31 +18,29 @@ from rag.settings import load_settings
 from tests.reliability_helpers import ROOT, WELLS, cli_env, run_rag, synthetic_papers, write_jsonl
 
 
-def test_a_half_filled_rebuild_collection_is_removed_by_the_next_run(rag_cli) -> None:
-    assert rag_cli("index")[0] == 0
-    settings = load_settings(home=rag_cli.home, env={})
+def test_a_half_filled_rebuild_collection_is_removed_by_the_next_run(indexed_cli) -> None:
+    settings = load_settings(home=indexed_cli.home, env={})
     orphan = open_store(settings).sibling("papers-rebuild").create("all-MiniLM-L6-v2-int8", 384)
     orphan.upsert(["x:0"], [[1.0] + [0.0] * 383], ["half a rebuild"], [{"paper_id": "x"}])
-    code, out, err = rag_cli("index")
+    code, out, err = indexed_cli("index")
     assert code == 0, err
     assert "warning: removed 'papers-rebuild' (1 chunks), left by a --rebuild that did not finish" in err
     assert not open_store(settings).sibling("papers-rebuild").exists()
     assert "0 embedded, 19 unchanged" in out
 
 
-def test_a_complete_rebuild_whose_swap_was_cut_short_is_swapped_in(rag_cli) -> None:
+def test_a_complete_rebuild_whose_swap_was_cut_short_is_swapped_in(indexed_cli) -> None:
     """Killed between dropping the live collection and renaming the rebuild: the new index is complete but under
     the wrong name; searches find no index; the next run finishes the swap instead of embedding everything."""
-    assert rag_cli("index")[0] == 0
-    settings = load_settings(home=rag_cli.home, env={})
+    settings = load_settings(home=indexed_cli.home, env={})
     open_store(settings).open().rename("papers-rebuild")
-    code, _, err = rag_cli("search", "wells")
+    code, _, err = indexed_cli("search", "wells")
     assert code == 2 and "run `rag index` first" in err
-    code, out, err = rag_cli("index")
+    code, out, err = indexed_cli("index")
     assert code == 0, err
     assert "finished an interrupted --rebuild: its complete collection 'papers-rebuild' is now 'papers'" in err
     assert "0 embedded, 19 unchanged" in out
-    assert rag_cli.ask_json(WELLS)["citations"][0]["paper_id"] == "icml2025-00"
+    assert indexed_cli.ask_json(WELLS)["citations"][0]["paper_id"] == "icml2025-00"
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 
 from rag.adapters.memory_store import MemoryStore
 from rag.errors import WriterBusyError
-from rag.factory import build_index, layout_of, open_store
+from rag.factory import layout_of, open_store
 from rag.index.layout import Layout
 from rag.index.lock import Lease, writer_lock
 from rag.settings import Settings, load_settings
@@ -74,15 +75,14 @@ class Holder:
 
 
 @pytest.fixture
-def indexed_home(tmp_path: Path, minilm: object) -> Path:
-    home = tmp_path / "home"
-    build_index(load_settings(home=home, env={}), embedder=minilm)  # type: ignore[arg-type]
-    return home
+def indexed_home(tmp_path: Path, bundled_home: Path) -> Path:
+    return Path(shutil.copytree(bundled_home, tmp_path / "home"))
 
 
 NO_WAIT = {"RAG_LOCK_WAIT_S": "0"}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_second_writer_fails_naming_the_first_and_a_killed_ones_lock_is_taken_over(indexed_home: Path) -> None:
     holder = Holder(indexed_home)

@@ -36,13 +36,12 @@ def test_safe_keeps_text_newlines_and_tabs() -> None:
 
 
 def test_a_model_streaming_escape_sequences_cannot_drive_the_terminal(
-    rag_cli, monkeypatch: pytest.MonkeyPatch
+    indexed_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert rag_cli("index")[0] == 0
     monkeypatch.setenv("RAG_VERIFY", "offline")
     reply = f"Our curated Dataset comprises over 213,000 wells [1]. {OSC52}Also{CLEAR} see {LINK} {C1_CSI}now."
     with FaultServer(["ok"], reply=reply) as server:
-        code, out, err = rag_cli("ask", WELLS, "--llm", "openai", "--base-url", server.base_url, "--model", "m")
+        code, out, err = indexed_cli("ask", WELLS, "--llm", "openai", "--base-url", server.base_url, "--model", "m")
     assert code == 0, err
     assert "213,000 wells" in out and "Sources:" in out
     _assert_clean(out, err)
@@ -79,13 +78,12 @@ def test_abstracts_titles_and_file_names_cannot_drive_the_terminal(rag_cli, host
 
 
 def test_json_output_escapes_control_characters_and_keeps_the_data(
-    rag_cli, monkeypatch: pytest.MonkeyPatch
+    indexed_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert rag_cli("index")[0] == 0
     monkeypatch.setenv("RAG_VERIFY", "offline")
     reply = f"Our curated Dataset comprises over 213,000 wells [1]. Also {OSC52}{C1_CSI}done."
     with FaultServer(["ok"], reply=reply) as server:
-        code, out, err = rag_cli("ask", WELLS, "--json", "--llm", "openai", "--base-url", server.base_url)
+        code, out, err = indexed_cli("ask", WELLS, "--json", "--llm", "openai", "--base-url", server.base_url)
     assert code == 0, err
     _assert_clean(out, err)
     assert OSC52 in json.loads(out)["answer"] and C1_CSI in json.loads(out)["answer"]  # escaped, not lost
