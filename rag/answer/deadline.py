@@ -4,7 +4,8 @@ The endpoint's `timeout_s` bounds each read, not the answer: a server that sends
 token every 0.3 s, kept `rag ask` (and a UI worker) busy without end, and one that ignores `max_tokens` wrote on.
 `BoundedChat` wraps any ChatModel: its streams are read on a worker thread, and the caller stops waiting at the
 answer's deadline (`answer_deadline_s`, shared by the follow-up rewrite, the draft and the LLM check) or once the
-text is longer than `max_tokens` (counted here with cl100k, with some slack for other tokenizers).
+text is longer than `max_tokens` (estimated: a streamed piece counts one token per 4 characters, at least one,
+so a per-token stream is counted piece by piece; with slack for other tokenizers).
 
 Stopping before any text raises LLMError (the assistant then answers extractively, with a note); stopping after
 some raises StreamInterrupted (the answer is marked incomplete). The worker is told to stop and the stream is
@@ -20,7 +21,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rag.errors import LLMError, StreamInterrupted
-from rag.index.tokens import count_tokens
 from rag.ports import ChatModel, ChatStream, Message
 from rag.types import Usage
 
@@ -37,8 +37,14 @@ class Deadline:
 
 
 def token_limit(max_tokens: int) -> int:
-    """How many (cl100k) tokens of text a stream asked for `max_tokens` may bring before it is cut off."""
+    """How many (estimated) tokens of text a stream asked for `max_tokens` may bring before it is cut off."""
     return max_tokens + max(32, max_tokens // 4)
+
+
+def estimated_tokens(piece: str) -> int:
+    """A cheap upper-ish estimate (no tokenizer to load): ~4 characters a token, and a streamed piece is at least
+    one."""
+    return max(1, len(piece) // 4)
 
 
 class BoundedChat:
@@ -116,7 +122,7 @@ class BoundedStream:
                     self.usage = value
                     return
                 text += value
-                tokens += count_tokens(value)
+                tokens += estimated_tokens(value)
                 if tokens > limit:
                     raise _cut(
                         f"LLM endpoint {self.chat.where()} kept writing past max_tokens ({self.max_tokens}); the "
