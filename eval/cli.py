@@ -4,12 +4,12 @@ benchmark and, with --replay, the recorded strong-model answers; write the repor
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from eval.suites import CLAIMS, Suite, bundled_suites, file_suite, sha256
+from rag.cli.output import say
 from rag.errors import RagError
 from rag.settings import Settings
 
@@ -27,23 +27,23 @@ def _print_summary(summary: dict[str, Any], report: Path) -> None:
     from eval.fields import METRICS
 
     run, suites = summary["run"], summary["suites"]
-    print(f"backend {run['backend']} / {run['model']}, {run['duration_s']:.1f} s")
+    say(f"backend {run['backend']} / {run['model']}, {run['duration_s']:.1f} s")
     names = list(suites)
     width = max(len(METRICS[m]) for m in KEY_METRICS)
-    print(f"  {'':<{width}}  " + "  ".join(f"{n:>16}" for n in names))
+    say(f"  {'':<{width}}  " + "  ".join(f"{n:>16}" for n in names))
     for m in KEY_METRICS:
-        print(f"  {METRICS[m]:<{width}}  " + "  ".join(f"{_f(suites[n]['overall'].get(m)):>16}" for n in names))
+        say(f"  {METRICS[m]:<{width}}  " + "  ".join(f"{_f(suites[n]['overall'].get(m)):>16}" for n in names))
     for split, block in (summary.get("claims") or {}).items():
-        print(f"  claims {split}: {_f(block.get('catch_rate'))} of wrong sentences caught, "
+        say(f"  claims {split}: {_f(block.get('catch_rate'))} of wrong sentences caught, "
               f"{_f(block.get('false_flag_rate'))} of faithful ones flagged")  # fmt: skip
     for name, s in suites.items():
         if s.get("replay"):
             sc = s["replay"]["scores"]
-            print(f"  replay {name}: {sc['outcomes']}; faithful flagged {_f(sc['faithful_flag_rate'])}, "
+            say(f"  replay {name}: {sc['outcomes']}; faithful flagged {_f(sc['faithful_flag_rate'])}, "
                   f"planted caught {_f(sc['planted_catch_rate'])}")  # fmt: skip
     failed = summary["gates"]["failed"]
-    print("quality gates (held-out suites): all passed" if not failed else f"quality gates: {len(failed)} failed")
-    print(f"report: {report}")
+    say("quality gates (held-out suites): all passed" if not failed else f"quality gates: {len(failed)} failed")
+    say(f"report: {report}")
 
 
 def _suites(args: argparse.Namespace) -> list[Suite]:
@@ -166,7 +166,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     failures = summary_all["gates"]["failed"]
     if getattr(args, "check", False) and failures:
         for f in failures:
-            print(f"gate failed: {f}", file=sys.stderr)
+            say(f"gate failed: {f}", err=True)
         return 1
     return 0
 

@@ -16,7 +16,7 @@ __all__ = ["GATES", "Gate", "check_gates", "gate_status"]
 
 @dataclass(frozen=True)
 class Gate:
-    scope: str  # "suite" (every held-out suite), "claims" (test split) or "replay" (held-out suites)
+    scope: str  # "suite" (every held-out suite), "claims" (test split), "replay" or "judge" (held-out suites)
     metric: str
     label: str
     op: str  # ">=" or "<="
@@ -38,6 +38,8 @@ GATES: tuple[Gate, ...] = (
     Gate("replay", "faithful_flag_rate", "faithful sentences flagged", "<=", 0.08, 0.03),
     Gate("replay", "planted_catch_rate", "planted errors caught", ">=", 0.7, 0.9),
     Gate("replay", "backend_share", "answers written by the requested backend", ">=", 0.8),
+    # --judge: a judge whose endpoint failed (or whose replies could not be read) judged nothing, silently
+    Gate("judge", "judged_share", "answered questions the LLM judge scored", ">=", 0.5),
 )
 _EPS = 1e-9
 
@@ -49,6 +51,8 @@ def _values(summary: Mapping[str, Any], gate: Gate) -> list[tuple[str, Any]]:
     if gate.scope == "claims":
         test = (summary.get("claims") or {}).get("test")
         return [("claims test", test.get(gate.metric))] if test else []
+    if gate.scope == "judge":
+        return [(f"{n} judge", s["judge"].get(gate.metric)) for n, s in suites.items() if s.get("judge")]
     return [(f"{n} replay", (s["replay"].get("scores") or {}).get(gate.metric))
             for n, s in suites.items() if s.get("replay")]  # fmt: skip
 

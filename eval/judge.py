@@ -215,6 +215,7 @@ def run_judge(
         "prompt": prompt_id(faith_prompt, rel_prompt),
         "n_eligible": len(todo),
         "n_judged": len(judged),
+        "judged_share": len(judged) / len(todo) if todo else None,  # gated: a judge that judged nothing fails
         "faithfulness": mean(r["judge"]["faithfulness"] for r in judged),
         "answer_relevance": mean(r["judge"]["answer_relevance"] for r in judged),
         "unparsable": unparsable,

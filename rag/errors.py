@@ -33,3 +33,27 @@ class StreamInterrupted(LLMError):
     """The endpoint broke off after sending part of the answer; the partial text must not be shown as complete."""
 
     partial_text: str = ""
+
+
+class StorageError(RagError):
+    """The data directory cannot be written or read as it should: read-only, full, or a damaged file."""
+
+
+class WriterBusyError(RagError):
+    """Another `rag index` holds the index's writer lock (or the Chroma collection's writer lease)."""
+
+
+def storage_error(exc: OSError, what: str = "") -> StorageError:
+    """An OSError from writing or reading the data directory, as one line that says what to do."""
+    import errno
+
+    where = f" {exc.filename}" if exc.filename else (f" {what}" if what else "")
+    reason = exc.strerror or type(exc).__name__
+    verb = "use"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        verb, hint = "write", "the disk is full: free some space and run it again (the last completed index is kept)"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        verb, hint = "write", "use a writable data directory (--home, RAG_HOME) or fix its permissions"
+    else:
+        hint = "check the data directory (--home, RAG_HOME)"
+    return StorageError(f"cannot {verb}{where} ({reason}); {hint}")

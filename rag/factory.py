@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.errors import ConfigError
+from rag.errors import ConfigError, IndexMissingError
 from rag.index.layout import Layout
 from rag.ports import ChatModel, Embedder, VectorStore
 from rag.settings import BUNDLED_CORPUS, Settings
@@ -37,8 +37,20 @@ def open_store(settings: Settings, name: str | None = None) -> VectorStore:
 
     name = name or settings.collection
     if settings.chroma_url:
-        return ChromaStore(name, url=settings.chroma_url)
+        return ChromaStore(name, url=settings.chroma_url, timeout_s=settings.chroma_timeout_s)
     return ChromaStore(name, path=layout_of(settings).chroma_dir)
+
+
+def existing_store(settings: Settings) -> VectorStore:
+    """The store for reading (search, ask, export): a data directory that does not exist is refused, not
+    created, since a mistyped --home would otherwise answer from an empty index."""
+    chroma_dir = layout_of(settings).chroma_dir
+    if not settings.chroma_url and not chroma_dir.is_dir():
+        raise IndexMissingError(
+            f"no index at {settings.home} ({chroma_dir} does not exist); run `rag index` first, or point --home "
+            "(RAG_HOME) at the directory that holds your index"
+        )
+    return open_store(settings)
 
 
 def embedder_name(settings: Settings) -> str:
@@ -102,22 +114,39 @@ def build_index(
     corpus). Options: rebuild, on_error ("stop" | "skip"), progress, warn, info, read_progress, selection
     (rag.corpus.selection(where, since)), allow_empty; settings.index.full_text reads PDFs' body too."""
     from rag.index.indexer import build_index as run
+    from rag.index.lock import writer_lock
 
-    return run(
-        list(sources) if sources else [BUNDLED_CORPUS],
-        settings=settings.index,
-        layout=layout_of(settings),
-        store=store or open_store(settings),
-        embedder=embedder or lazy_embedder(settings),
-        **options,
-    )
+    store = store or open_store(settings)
+    lease = store if settings.chroma_url else None  # other machines may write to a Chroma server
+    with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=options.get("warn")):
+        return run(
+            list(sources) if sources else [BUNDLED_CORPUS],
+            settings=settings.index,
+            layout=layout_of(settings),
+            store=store,
+            embedder=embedder or lazy_embedder(settings),
+            **options,
+        )
+
+
+def verify_index(settings: Settings, *, store: VectorStore | None = None, warn: Callable[[str], None] | None = None
+                 ) -> Any:  # fmt: skip
+    """`rag index --verify`: check the store, BM25 and the docstore against each other and rebuild the derived files
+    that disagree (rag.index.verify.Verified), under the writer lock."""
+    from rag.index.lock import writer_lock
+    from rag.index.verify import verify_index as run
+
+    store = store or existing_store(settings)
+    lease = store if settings.chroma_url else None
+    with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=warn):
+        return run(store, layout_of(settings))
 
 
 def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filters: Any = None) -> Iterator[Paper]:
     """`rag export`: the indexed papers, each once with its whole abstract (only those `filters` accepts)."""
     from rag.index.library import indexed_papers as read
 
-    for paper in read(store or open_store(settings), layout_of(settings)):
+    for paper in read(store or existing_store(settings), layout_of(settings)):
         if filters is None or filters.accepts(paper):
             yield paper
 
@@ -129,7 +158,7 @@ def open_retriever(
 
     return Retriever(
         settings.retrieval,
-        store=store or open_store(settings),
+        store=store or existing_store(settings),
         embedder=embedder or lazy_embedder(settings),
         layout=layout_of(settings),
     )

@@ -5,6 +5,7 @@ Anything printed or written (messages, notes, logs, eval summaries) that names a
 
 from __future__ import annotations
 
+import logging
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -57,3 +58,27 @@ def redact(text: str, secret: str | None = None) -> str:
     text = mask_urls_in(_KEY_LIKE.sub(r"\1-***", text))
     text = " ".join(text.split())
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+class _MaskUrls(logging.Filter):
+    """Masks every URL in a log record: httpx logs each request's full URL (user-info and query included) at
+    INFO, so an application that shows INFO logs would print an OPENAI_BASE_URL's credentials."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = mask_urls_in(message)
+        if masked != message:
+            record.msg, record.args = masked, ()
+        return True
+
+
+# the loggers that print request URLs: httpx (chromadb's client) and httpx2 (the openai SDK's), and the SDKs
+URL_LOGGERS = ("httpx", "httpx2", "httpcore", "openai", "openai._base_client", "chromadb")
+
+
+def mask_urls_in_logs(names: tuple[str, ...] = URL_LOGGERS) -> None:
+    """Add the URL-masking filter to those loggers (once each); the adapters call it when they are imported."""
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _MaskUrls) for f in logger.filters):
+            logger.addFilter(_MaskUrls())

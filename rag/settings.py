@@ -1,10 +1,9 @@
 """One Settings object, built once at the edge (CLI, UI, eval) and passed in; never global.
 
-Settings are grouped by the component that reads them: `index`, `retrieval`, `answer`, `endpoint`, `ui`; the
-data location (`home`, `collection`, `chroma_url`) sits at the top. Each component receives its group, not the
-whole object. Every setting still has one flat, unique name: `RAG_K`, `k = 6` in a TOML file, `--k` style
-overrides and `settings.replace(k=6)` all reach `settings.retrieval.k`. A TOML file may also use tables
-(`[retrieval]` / `k = 6`).
+Settings are grouped by the component that reads them: `index`, `retrieval`, `answer`, `endpoint`, `ui`; the data
+location (`home`, `collection`, `chroma_url`) sits at the top. Each component receives its group, not the whole
+object. Every setting still has one flat, unique name: `RAG_K`, `k = 6` in a TOML file, `--k` style overrides and
+`settings.replace(k=6)` all reach `settings.retrieval.k`. A TOML file may also use tables (`[retrieval]` / `k = 6`).
 
 Precedence, lowest first: defaults < preset < TOML file < environment (RAG_*, OPENAI_*) < explicit overrides.
 Every value is checked in one place (`_check`), with its range, and a bad one is a one-line ConfigError.
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
+from rag.redact import mask_url
 
 REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 BUNDLED_CORPUS = REPO_DATA / "icml2025.jsonl"
@@ -46,7 +46,7 @@ def default_home() -> Path:
 
 
 def _range(lo: float | None = None, hi: float | None = None, *, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Field metadata: the allowed range (inclusive) or the allowed values."""
+    # field metadata: the allowed range (inclusive) or the allowed values
     return {"lo": lo, "hi": hi, "choices": choices}
 
 
@@ -64,6 +64,7 @@ class IndexSettings:
     # then embeds only the question; about doubles the embedding work of `rag index` (bench/bench_answer_scale.py)
     sentence_vectors: bool = True
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
+    lock_wait_s: float = field(default=10.0, metadata=_range(0.0, 86400.0))  # for another `rag index` to finish
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ class AnswerSettings:
 
     llm: str = field(default="auto", metadata=_range(choices=LLM_CHOICES))
     temperature: float = field(default=0.0, metadata=_range(0.0, 2.0))
-    max_tokens: int = field(default=512, metadata=_range(1, 100_000))
+    max_tokens: int = field(default=512, metadata=_range(1, 100_000))  # also enforced on the stream we receive
+    answer_deadline_s: float = field(default=120.0, metadata=_range(1.0, 86400.0))  # the whole answer, all calls
     support_threshold: float = field(default=0.55, metadata=_range(0.0, 1.0))  # sentence-to-source similarity
     # which support checks judge an answer: offline (always), plus an LLM check ("llm"); "auto" adds the LLM
     # check for answers from an LLM endpoint (not for the packaged SmolLM2)
@@ -104,7 +106,7 @@ class EndpointSettings:
     """The OpenAI-compatible endpoint and the local llama.cpp model (read by the chat-model factory)."""
 
     model: str = ""  # model name at the OpenAI-compatible endpoint
-    openai_base_url: str | None = None
+    openai_base_url: str | None = field(default=None, repr=False)  # may carry credentials: Settings' repr masks it
     openai_api_key: str | None = field(default=None, repr=False)
     timeout_s: float = field(default=60.0, metadata=_range(0.1, 3600.0))
     max_retries: int = field(default=4, metadata=_range(1, 100))  # attempts in total, first try included
@@ -128,7 +130,7 @@ GROUPS: dict[str, type] = {
     "endpoint": EndpointSettings,
     "ui": UISettings,
 }
-_TOP = ("home", "collection", "chroma_url")
+_TOP = ("home", "collection", "chroma_url", "chroma_timeout_s")
 # flat name -> group name (None: a top-level field)
 _GROUP_OF: dict[str, str | None] = {name: None for name in _TOP}
 for _group, _cls in GROUPS.items():
@@ -142,6 +144,7 @@ class Settings:
     home: Path = field(default_factory=default_home)
     collection: str = "papers"
     chroma_url: str | None = None  # e.g. http://127.0.0.1:8765 for a `chroma run` server
+    chroma_timeout_s: float = field(default=30.0, metadata=_range(0.1, 3600.0))  # connect and read, per request
     index: IndexSettings = field(default_factory=IndexSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     answer: AnswerSettings = field(default_factory=AnswerSettings)
@@ -156,6 +159,9 @@ class Settings:
     def runlog_path(self) -> Path:
         return self.home / "runs.jsonl"
 
+    def __repr__(self) -> str:  # URLs may carry credentials (user-info, ?api-key=): the masked values only
+        return f"Settings({self.public_dict()})"
+
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed, by flat name: `settings.replace(k=3, llm="extractive")`."""
         return _build(self.flat() | _coerce_all(changes))
@@ -169,8 +175,6 @@ class Settings:
 
     def public_dict(self) -> dict[str, Any]:
         """Settings as JSON-safe values with secrets masked, for logs and reports."""
-        from rag.redact import mask_url
-
         out: dict[str, Any] = {}
         for name, value in self.flat().items():
             if name == "openai_api_key":
@@ -182,8 +186,7 @@ class Settings:
 
 
 def _field_type(name: str) -> str:
-    group = _GROUP_OF[name]
-    cls = Settings if group is None else GROUPS[group]
+    cls = Settings if (group := _GROUP_OF[name]) is None else GROUPS[group]
     return str(next(f.type for f in fields(cls) if f.name == name))
 
 
@@ -235,8 +238,7 @@ def _check_range(name: str, value: Any, meta: Mapping[str, Any]) -> None:
 
 def _check(s: Settings) -> Settings:
     """Every range and every rule that ties two settings together, in one place."""
-    for group in GROUPS:
-        obj = getattr(s, group)
+    for obj in (s, *(getattr(s, group) for group in GROUPS)):
         for f in fields(obj):
             _check_range(f.name, getattr(obj, f.name), f.metadata)
     if len(s.collection) < 3:

@@ -100,3 +100,24 @@ def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
             tmp_path: Path) -> CLI:  # fmt: skip
     monkeypatch.setattr("rag.factory.make_embedder", lambda settings: minilm)
     return CLI(tmp_path / "cli-home", capsys)
+
+
+@pytest.fixture(scope="session")
+def bundled_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory holding the bundled corpus's index, built once by a real `rag index` (so no Chroma file of
+    it is open in this process): copy it with `fresh_index` before changing it."""
+    from tests.reliability_helpers import run_rag
+
+    home = tmp_path_factory.mktemp("bundled-home") / "home"
+    proc = run_rag(["index"], home)
+    assert proc.returncode == 0, proc.stderr
+    return home
+
+
+@pytest.fixture
+def indexed_cli(rag_cli: CLI, bundled_home: Path) -> CLI:
+    """`rag_cli` whose home starts as a copy of the bundled index (no re-embedding per test)."""
+    import shutil
+
+    shutil.copytree(bundled_home, rag_cli.home)
+    return rag_cli

@@ -18,7 +18,14 @@ Each POST to /v1/chat/completions or /v1/embeddings takes the next behaviour fro
   "bad_json"        200 SSE whose data line is not JSON
   "empty_choices"   one chunk with `choices: []`, then [DONE]
   "no_finish"       the reply's content chunks and [DONE], but never a finish_reason
+  "sse_comments"    200 SSE that sends only `: keep-alive` comments, every 0.2 s, until the server stops: each read
+                    returns in time, so the client's read timeout never fires
+  "slow_tokens"     the reply's words one every `token_s` (0.3 s), then "more" forever: no finish in sight
+  "endless"         words as fast as the socket takes them, forever, whatever max_tokens says
 A request after the script ran out gets 418 (not retried by clients), so a test sees it at once.
+`rules=[(text, behaviour), (text, "ok", reply), ...]`: a request whose JSON body contains `text` gets that
+behaviour (and reply) instead, without using up the script: `[("You are grading", "500"), ("", "ok")]` fails
+every LLM-as-judge call and answers everything else.
 With reject_stream_options=True, any request carrying stream_options gets a 400 without using up the script.
 GET /v1/models lists one model.
 """
@@ -40,7 +47,7 @@ MODEL = "fault-model"
 USAGE = {"prompt_tokens": 11, "completion_tokens": len(REPLY_CHUNKS), "total_tokens": 11 + len(REPLY_CHUNKS)}
 BEHAVIOURS = {
     "ok", "429", "quota", "500", "503", "400", "401", "hang", "drop_midstream", "stall_midstream",
-    "malformed", "bad_json", "empty_choices", "no_finish",
+    "malformed", "bad_json", "empty_choices", "no_finish", "sse_comments", "slow_tokens", "endless",
 }  # fmt: skip
 
 
@@ -54,6 +61,11 @@ def _chunk(content: str | None = None, finish: str | None = None, *, choices: bo
     return body
 
 
+def _words(text: str) -> list[str]:
+    """Word-sized chunks, each with the spaces after it."""
+    return re.findall(r"\S*\s*", text)[:-1] or [text]
+
+
 class FaultServer:
     def __init__(
         self,
@@ -64,13 +76,17 @@ class FaultServer:
         api_key_echo: str = "sk-test-SECRET123",
         reply: str | None = None,
         delay_s: float = 0.0,
+        rules: list[tuple[str, ...]] | None = None,
+        token_s: float = 0.3,
     ) -> None:
-        unknown = [b for b in script if b not in BEHAVIOURS]
+        self.token_s = token_s
+        self.rules = [(rule[0], rule[1], rule[2] if len(rule) > 2 else None) for rule in rules or []]
+        unknown = [b for b in [*script, *(rule[1] for rule in self.rules)] if b not in BEHAVIOURS]
         if unknown:
             raise ValueError(f"unknown behaviours {unknown}; known: {sorted(BEHAVIOURS)}")
         self.script = list(script)
         # what "ok" streams: REPLY by default, or any text, cut into word-sized chunks `delay_s` apart
-        self.reply_chunks = REPLY_CHUNKS if reply is None else re.findall(r"\S*\s*", reply)[:-1] or [reply]
+        self.reply_chunks = REPLY_CHUNKS if reply is None else _words(reply)
         self.reply = "".join(self.reply_chunks)
         self.delay_s = delay_s
         self.hang_s = hang_s
@@ -78,6 +94,7 @@ class FaultServer:
         self.api_key_echo = api_key_echo
         self.requests: list[tuple[str, str, dict[str, Any]]] = []  # (method, path, json body)
         self.count = 0  # POSTs to chat/completions and embeddings
+        self.closed_by_client = 0  # endless streams the client hung up on
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -96,12 +113,17 @@ class FaultServer:
     def bodies(self) -> list[dict[str, Any]]:
         return [body for method, _, body in self.requests if method == "POST"]
 
-    def _next(self, body: dict[str, Any]) -> str:
+    def _next(self, body: dict[str, Any]) -> tuple[str, list[str]]:
+        """The behaviour for this request and the reply chunks "ok" streams."""
         with self._lock:
             if self.reject_stream_options and "stream_options" in body:
-                return "reject_stream_options"
+                return "reject_stream_options", self.reply_chunks
             self.count += 1
-            return self.script.pop(0) if self.script else "exhausted"
+            text = json.dumps(body)
+            for needle, behaviour, reply in self.rules:
+                if needle in text:
+                    return behaviour, self.reply_chunks if reply is None else _words(reply)
+            return (self.script.pop(0) if self.script else "exhausted"), self.reply_chunks
 
     def __enter__(self) -> FaultServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -188,10 +210,10 @@ class FaultServer:
                 if path not in ("/v1/chat/completions", "/v1/embeddings"):
                     self._error(404, f"no route {self.path}")
                     return
-                behaviour = server._next(body)
-                self._behave(behaviour, path, body)
+                behaviour, chunks = server._next(body)
+                self._behave(behaviour, path, body, chunks)
 
-            def _behave(self, behaviour: str, path: str, body: dict[str, Any]) -> None:
+            def _behave(self, behaviour: str, path: str, body: dict[str, Any], chunks: list[str]) -> None:
                 stream = bool(body.get("stream"))
                 if behaviour == "reject_stream_options":
                     self._error(400, "Unrecognized request argument supplied: stream_options")
@@ -219,18 +241,35 @@ class FaultServer:
                 elif path == "/v1/embeddings":
                     self._embeddings(body)
                 elif not stream:
-                    self._json(200, self._completion())
+                    self._json(200, self._completion("".join(chunks)))
                 else:
-                    self._stream(behaviour, body)
+                    self._stream(behaviour, body, chunks)
 
-            def _completion(self) -> dict[str, Any]:
+            def _forever(self, behaviour: str, chunks: list[str]) -> None:
+                """Keep the stream open until the client goes away or the server stops."""
+                words = iter(chunks)
+                try:
+                    while not server._stop.is_set():
+                        if behaviour == "sse_comments":
+                            self._write_chunked(b": keep-alive\n\n")
+                            server._stop.wait(0.2)
+                            continue
+                        self._event(_chunk(next(words, "more ")))
+                        if behaviour == "slow_tokens":
+                            server._stop.wait(server.token_s)
+                except OSError:  # the client closed the connection: what a bounded client does
+                    with server._lock:
+                        server.closed_by_client += 1
+                self._abort()
+
+            def _completion(self, reply: str) -> dict[str, Any]:
                 return {
                     "id": "chatcmpl-fault",
                     "object": "chat.completion",
                     "created": 0,
                     "model": MODEL,
                     "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": server.reply}, "finish_reason": "stop"}
+                        {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
                     ],
                     "usage": USAGE,
                 }
@@ -245,7 +284,7 @@ class FaultServer:
                 data.reverse()  # clients must order by index
                 self._json(200, {"object": "list", "data": data, "model": body.get("model"), "usage": USAGE})
 
-            def _stream(self, behaviour: str, body: dict[str, Any]) -> None:
+            def _stream(self, behaviour: str, body: dict[str, Any], chunks: list[str]) -> None:
                 self._sse_start()
                 if behaviour == "bad_json":
                     self._write_chunked(b"data: {this is not json\n\n")
@@ -256,15 +295,18 @@ class FaultServer:
                     self._sse_end()
                     return
                 self._event(_chunk(""))  # role-only first chunk, as OpenAI sends
+                if behaviour in ("sse_comments", "slow_tokens", "endless"):
+                    self._forever(behaviour, chunks)
+                    return
                 if behaviour in ("drop_midstream", "stall_midstream"):
-                    for piece in server.reply_chunks[:2]:
+                    for piece in chunks[:2]:
                         self._event(_chunk(piece))
                     time.sleep(0.05)  # let the client read what was sent
                     if behaviour == "stall_midstream":
                         server._stop.wait(server.hang_s)
                     self._abort()
                     return
-                for piece in server.reply_chunks:
+                for piece in chunks:
                     if server.delay_s:
                         time.sleep(server.delay_s)
                     self._event(_chunk(piece))

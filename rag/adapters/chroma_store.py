@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from rag.adapters.chroma_errors import heartbeat, storage_problem
 from rag.errors import ConfigError, IndexMissingError, StoreUnavailableError
 from rag.filters import Filters
 from rag.ports import Metadata, StoredChunk
-from rag.redact import mask_url
+from rag.redact import mask_url, mask_urls_in_logs
+
+DEFAULT_TIMEOUT_S = 30.0
+mask_urls_in_logs()  # chromadb's HTTP client logs every request URL
 
 
-def _client(path: Path | None, url: str | None) -> Any:
+def _client(path: Path | None, url: str | None, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
     # imported here: `import chromadb` alone takes ~0.6 s, and a search over a small local index never needs it
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -28,17 +32,43 @@ def _client(path: Path | None, url: str | None) -> Any:
         parts = urlparse(url if "://" in url else f"http://{url}")
         if not parts.hostname:
             raise ConfigError(f"chroma_url '{mask_url(url)}' is not a URL like http://127.0.0.1:8000")
+        scheme, port = parts.scheme or "http", parts.port or 8000
+        # chromadb's HTTP client has no timeout at all (its first requests run in the constructor): ask the
+        # heartbeat with one first, so a server that accepts connections and never answers is a clear error
+        heartbeat(f"{scheme}://{parts.hostname}:{port}", mask_url(url), timeout_s)
         try:
-            return chromadb.HttpClient(
-                host=parts.hostname, port=parts.port or 8000, ssl=parts.scheme == "https", settings=chroma_settings
+            client = chromadb.HttpClient(
+                host=parts.hostname, port=port, ssl=scheme == "https", settings=chroma_settings
             )
         except Exception as exc:  # chromadb raises plain ValueError/ConnectionError when unreachable
             raise StoreUnavailableError(
                 f"cannot reach the Chroma server at {mask_url(url)} ({type(exc).__name__}); is `chroma run` up?"
             ) from None
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if session is not None:  # httpx.Client: (connect, read, write, pool) for every later request
+            session.timeout = (min(10.0, timeout_s), timeout_s, timeout_s, timeout_s)
+        return client
     assert path is not None
     path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    except Exception as exc:  # a read-only directory, a damaged chroma.sqlite3, a full disk
+        _forget_failed_system(path)
+        problem = storage_problem(exc, str(path), path)
+        if problem is None:
+            raise
+        raise problem from None
+
+
+def _forget_failed_system(path: Path) -> None:
+    """chromadb keeps a client's system cached per path even when starting it failed, so every later client for
+    that path (a UI process retrying) failed with an AttributeError instead of the real reason: drop it."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient._identifier_to_system.pop(str(path), None)
+    except Exception:  # another chromadb version: nothing to drop
+        pass
 
 
 def where_clause(filters: Filters | None) -> dict[str, Any] | None:
@@ -59,12 +89,15 @@ class ChromaStore:
     """One Chroma collection of chunks (rag.ports.VectorStore). Every method translates Chroma failures into our
     errors. `path`: embedded Chroma's directory; `url`: a `chroma run` server instead."""
 
-    def __init__(self, name: str, *, path: Path | None = None, url: str | None = None, client: Any = None) -> None:
+    def __init__(
+        self, name: str, *, path: Path | None = None, url: str | None = None, client: Any = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:  # fmt: skip
         if not path and not url:
             raise ConfigError("a Chroma store needs a directory or a server URL")
         self.where = mask_url(url) if url else str(path)
         self.name = name
-        self._path, self._url = path, url
+        self._path, self._url, self._timeout_s = path, url, timeout_s
         self._client_obj = client  # made at the first call (chromadb is imported then)
         self._collection: Any = None
         self._max_batch: int | None = None
@@ -73,11 +106,11 @@ class ChromaStore:
     @property
     def _client(self) -> Any:
         if self._client_obj is None:
-            self._client_obj = _client(self._path, self._url)
+            self._client_obj = _client(self._path, self._url, self._timeout_s)
         return self._client_obj
 
     def sibling(self, name: str) -> ChromaStore:
-        return ChromaStore(name, path=self._path, url=self._url, client=self._client)
+        return ChromaStore(name, path=self._path, url=self._url, client=self._client_obj, timeout_s=self._timeout_s)
 
     # -- collection lifecycle -------------------------------------------------------------------
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -88,12 +121,17 @@ class ChromaStore:
                 f"the vector store at {self.where} is unreachable ({exc.__class__.__name__})"
             ) from None
         except Exception as exc:
-            if "connect" in str(exc).lower() or type(exc).__name__ in {
-                "ConnectError",
-                "ReadTimeout",
-                "RemoteProtocolError",
-            }:
+            name = type(exc).__name__
+            if name in {"ReadTimeout", "WriteTimeout", "ConnectTimeout", "PoolTimeout"}:
+                raise StoreUnavailableError(
+                    f"the vector store at {self.where} did not answer within {self._timeout_s:g} s "
+                    "(chroma_timeout_s); is the server overloaded or stuck?"
+                ) from None
+            if "connect" in str(exc).lower() or name in {"ConnectError", "RemoteProtocolError", "ReadError"}:
                 raise StoreUnavailableError(f"the vector store at {self.where} is unreachable") from None
+            problem = storage_problem(exc, self.where, self._path)
+            if problem is not None:
+                raise problem from None
             raise
 
     def exists(self) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.citations import REFUSAL, citations_for, parse_markers
+from rag.answer.deadline import BoundedChat, Deadline
 from rag.answer.extractive import ExtractiveBackend
 from rag.answer.followup import condense
 from rag.answer.grounding import SupportChecker
@@ -58,6 +59,7 @@ class Route:
     mode: str  # "answer" | "summary"
     backend: AnswerBackend
     usage: Usage  # tokens spent on rewriting
+    deadline: Deadline  # for every LLM call of this answer
 
 
 class Assistant:
@@ -83,11 +85,14 @@ class Assistant:
             return "openai" if self.chats.configured() else "extractive"
         return llm
 
-    def backend(self, llm: str | None, model: str | None = None) -> AnswerBackend:
+    def backend(self, llm: str | None, model: str | None = None, deadline: Deadline | None = None) -> AnswerBackend:
+        """The backend for `llm`; an LLM's every call for this answer ends by `deadline` (default: one
+        answer_deadline_s from now) and within its max_tokens (rag.answer.deadline)."""
         name = self.backend_for(llm)
         if name == "extractive":
             return self.extractive
-        return LLMBackend(self.chats.chat(name, model), self.settings)
+        deadline = deadline or Deadline(self.settings.answer_deadline_s)
+        return LLMBackend(BoundedChat(self.chats.chat(name, model), deadline), self.settings)
 
     # -- the RAG step ---------------------------------------------------------------------------
     def ask_stream(
@@ -136,10 +141,11 @@ class Assistant:
     ) -> Route:
         q = clean_question(question, self.settings.max_question_chars)
         mode = "summary" if summary or (summary is None and SUMMARY_REQUEST.search(q)) else "answer"
-        backend = self.backend(llm, model)
+        deadline = Deadline(self.settings.answer_deadline_s)
+        backend = self.backend(llm, model, deadline)
         recent = list(history)[-2 * self.settings.max_history_turns :]
         standalone, usage = condense(q, recent, backend.chat, self.settings.prompts_dir)
-        return Route(q, standalone, mode, backend, usage)
+        return Route(q, standalone, mode, backend, usage, deadline)
 
     def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
         retrieval = self.retriever.settings
@@ -199,7 +205,7 @@ class Assistant:
         if chat is None:
             if not self.chats.configured():
                 return None
-            chat = self.chats.chat("openai", None)
+            chat = BoundedChat(self.chats.chat("openai", None), route.deadline)
         judge = chat
         return lambda sentences, hits: llm_check(judge, sentences, hits, self.settings.prompts_dir)
 

@@ -17,7 +17,7 @@ from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
 from rag.answer.injection import untrusted
 from rag.answer.metadata import metadata_answer
-from rag.answer.question_parts import named_papers, question_parts
+from rag.answer.question_parts import identified_paper, named_papers, question_parts
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.ports import ChatModel
@@ -138,9 +138,13 @@ class ExtractiveBackend:
         scored = self._score(question, hits)
         if _QUANTITY.search(question):
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
+        named = named_papers(question, hits)
+        meant = identified_paper(question, hits)
+        if meant is not None and len(named) < 2 and not _MULTI.search(question):  # "the Zorp123 benchmark"
+            own = [c for c in scored if c.n == meant]
+            scored = own if own and own[0].score >= MIN_SCORE else scored
         if not scored or scored[0].score < MIN_SCORE:
             return REFUSAL
-        named = named_papers(question, hits)
         if len(named) >= 2 or _MULTI.search(question):  # a sentence from each paper named, or each relevant one
             per = self._score(question, hits, contribution=True)
             return self._per_paper(per, hits, only=named if len(named) >= 2 else ())

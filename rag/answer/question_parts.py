@@ -19,6 +19,7 @@ _SPLIT = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[?.!])\s+")
 _NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9-]*\b|\b[A-Z]{2,}[a-z]?\b")  # SimpleMix, PaperBench, KDS
+_IDENTIFIER = re.compile(r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]\b")  # Zorp123, GPT-4
 
 
 def question_parts(question: str, max_parts: int = 3) -> list[str]:
@@ -44,3 +45,18 @@ def named_papers(question: str, hits: Sequence[Hit]) -> list[int]:
     """Source numbers (1-based) of the retrieved papers the question names."""
     q = question.lower()
     return [n for n, h in enumerate(hits, 1) if any(re.search(rf"\b{re.escape(x.lower())}\b", q) for x in _names(h))]
+
+
+def identified_paper(question: str, hits: Sequence[Hit]) -> int | None:
+    """The source (1-based) that an identifier in the question points at: the question holds letter-and-digit
+    identifiers ("Zorp123"), and exactly one retrieved source mentions them (in its title or text). Near-duplicate
+    papers that differ in such names are told apart this way. (Acronyms such as "LLM" are left out: that only one
+    of the few retrieved sources spells one out says little.)"""
+    terms = {t.lower() for t in _IDENTIFIER.findall(question) if len(t) >= 3}
+    if not terms:
+        return None
+    texts = [f"{h.paper.title} {h.text}".lower() for h in hits]
+    mentioned = {tuple(n for n, text in enumerate(texts, 1) if re.search(rf"\b{re.escape(t)}\b", text)) for t in terms}
+    mentioned.discard(())  # a name no source mentions says nothing here (the abstention check handles it)
+    only = next(iter(mentioned)) if len(mentioned) == 1 else ()
+    return only[0] if len(only) == 1 else None

@@ -4,10 +4,9 @@ reference list, or the cited papers' BibTeX)."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
+from rag.cli.output import one_line, print_json, say
 from rag.factory import open_assistant
 from rag.filters import Filters
 from rag.settings import Settings
@@ -28,31 +27,37 @@ def _citation_line(c: Citation) -> str:
     return f"  [{c.n}] {c.title}{_where(c.page, c.page_end)}" + (f"  {c.url}" if c.url else "")
 
 
-def print_answer_footer(answer: Answer, streamed: str) -> None:
-    if answer.text.strip() != streamed.strip():
-        print("\n\nVerified answer:\n" + answer.text)
-    if not answer.complete:
-        print("\n[incomplete: the model's answer was cut off]")
-    if answer.unsupported:
-        print("\nNot supported by the cited sources (treat with care):")
-        for sentence in answer.unsupported:
-            print(f"  ! {sentence}")
-    if answer.abstained and answer.sources:
-        print("\nClosest papers:")
-        for n, h in enumerate(answer.sources, 1):
-            print(_hit_line(n, h))
-    elif answer.citations:
-        print("\nSources:")
-        for c in answer.citations:
-            print(_citation_line(c))
-    elif answer.sources:  # e.g. a stream cut off before its first citation: still show what was retrieved
-        print("\nRetrieved papers (none cited):")
-        for n, h in enumerate(answer.sources, 1):
-            print(_hit_line(n, h))
+def print_notes(answer: Answer) -> None:
     for note in answer.notes:
-        print(f"note: {note}", file=sys.stderr)
+        say(f"note: {one_line(note)}", err=True)
+
+
+def print_answer_footer(answer: Answer, streamed: str) -> None:
+    """Everything after the streamed text; all of it goes through `say`, which drops terminal control characters
+    (a model or an abstract may carry escape sequences)."""
+    if answer.text.strip() != streamed.strip():
+        say("\n\nVerified answer:\n" + answer.text)
+    if not answer.complete:
+        say("\n[incomplete: the model's answer was cut off]")
+    if answer.unsupported:
+        say("\nNot supported by the cited sources (treat with care):")
+        for sentence in answer.unsupported:
+            say(f"  ! {sentence}")
+    if answer.abstained and answer.sources:
+        say("\nClosest papers:")
+        for n, h in enumerate(answer.sources, 1):
+            say(_hit_line(n, h))
+    elif answer.citations:
+        say("\nSources:")
+        for c in answer.citations:
+            say(_citation_line(c))
+    elif answer.sources:  # e.g. a stream cut off before its first citation: still show what was retrieved
+        say("\nRetrieved papers (none cited):")
+        for n, h in enumerate(answer.sources, 1):
+            say(_hit_line(n, h))
+    print_notes(answer)
     checked = f", checked {' + '.join(answer.checks)}" if answer.checks else ""
-    print(f"\n({answer.backend}: {answer.model}, {answer.latency_s:.2f}s{checked})")
+    say(f"\n({answer.backend}: {answer.model}, {answer.latency_s:.2f}s{checked})")
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings, filters: Filters) -> int:
@@ -61,28 +66,27 @@ def cmd_ask(args: argparse.Namespace, settings: Settings, filters: Filters) -> i
     try:
         kwargs: dict[str, Any] = {"k": args.k, "filters": filters, "summary": True if args.summary else None}
         if fmt == "json":
-            print(json.dumps(assistant.ask(args.question, **kwargs).to_record(), ensure_ascii=False, indent=2))
+            print_json(assistant.ask(args.question, **kwargs).to_record())
             return 0
         if fmt in ("markdown", "bibtex"):
             from rag.export import answer_markdown, cited_bibtex
 
             answer = assistant.ask(args.question, **kwargs)
-            for note in answer.notes:
-                print(f"note: {note}", file=sys.stderr)
+            print_notes(answer)
             if fmt == "markdown":
-                print(answer_markdown(answer), end="")
+                say(answer_markdown(answer), end="")
                 return 0
             entries = cited_bibtex(answer, assistant.retriever.paper)
             if entries:
-                print(entries, end="")
+                say(entries, end="")
             else:
-                print("note: the answer cites no paper, so there is no BibTeX to print", file=sys.stderr)
+                say("note: the answer cites no paper, so there is no BibTeX to print", err=True)
             return 0
         streamed: list[str] = []
         for event in assistant.ask_stream(args.question, **kwargs):
             if isinstance(event, DeltaEvent):
                 streamed.append(event.text)
-                print(event.text, end="", flush=True)
+                say(event.text, end="", flush=True)
             elif isinstance(event, AnswerEvent):
                 print_answer_footer(event.answer, "".join(streamed))
         return 0

@@ -6,15 +6,32 @@ import argparse
 import sys
 from pathlib import Path
 
+from rag.cli.output import say
 from rag.errors import ConfigError
 from rag.settings import Settings
 
 
 def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    say(message, err=True, flush=True)  # file names and records may hold control characters
+
+
+def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
+    """`rag index --verify`: 0 when everything agrees (after repairs), 1 when the store needs `rag index SOURCES`."""
+    from rag.factory import verify_index
+
+    if args.sources or args.rebuild or args.where or args.since:
+        raise ConfigError("--verify checks the index as it is: give it no SOURCE, --rebuild, --where or --since")
+    result = verify_index(settings, warn=lambda msg: _stderr(f"warning: {msg}"))
+    for line in result.lines():
+        say(line)
+    for line in result.remaining:
+        say(f"error: {line}", err=True)
+    return 1 if result.remaining else 0
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    if getattr(args, "verify", False):
+        return cmd_verify(args, settings)
     from rag.corpus import selection
     from rag.factory import build_index
     from rag.progress import ProgressBar
@@ -40,7 +57,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
             selection=chosen,
             allow_empty=args.allow_empty,
         )
-    print(report.line())
+    say(report.line())
     return 0
 
 

@@ -6,15 +6,16 @@ User mistakes (RagError) end in one line on stderr and exit code 2, never a trac
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import io
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from rag.errors import RagError
+from rag.cli.output import kind_of, print_json, report_error
+from rag.errors import RagError, storage_error
 from rag.filters import Filters
 from rag.settings import LLM_CHOICES, Settings, load_settings
-from rag.text import pages_label
 
 EXAMPLE_QUESTION = "How many wells are in the Alberta dataset?"
 
@@ -84,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "the abstract; citations then name the page")  # fmt: skip
     p.add_argument("--allow-empty", action="store_true", help="let a run that finds no papers empty the index "
                    "(otherwise refused)")  # fmt: skip
+    p.add_argument("--verify", action="store_true", help="check the store, BM25 and the docstore against each other "
+                   "(every byte) and rebuild the local copies that disagree with the store; reads no SOURCE")
     p.add_argument("--embedder", choices=["minilm", "openai"], help="embedding backend (default: minilm, local)")
     _common(p)
 
@@ -182,73 +185,69 @@ def filters_from(args: argparse.Namespace) -> Filters:
     return Filters(args.year_min, args.year_max, args.venue, args.author)
 
 
-def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
-    from rag.factory import open_retriever
+def _wants_json(argv: Sequence[str]) -> bool:
+    return "--json" in argv or "--format=json" in argv or any(
+        a == "--format" and b == "json" for a, b in zip(argv, argv[1:], strict=False)
+    )
 
-    hits = open_retriever(settings).search(args.query, args.k, filters=filters_from(args), mode=args.mode)
-    if args.json:
-        out = {
-            "query": args.query.encode("utf-8", "replace").decode("utf-8"),  # undecodable argv bytes
-            "hits": [
-                {
-                    "paper_id": h.paper.id,
-                    "title": h.paper.title,
-                    "url": h.paper.url,
-                    "score": round(h.score, 4),
-                    "dense_score": None if h.dense_score is None else round(h.dense_score, 4),
-                    "chunk_id": h.chunk_id,
-                    "page": h.page,
-                    "page_end": h.page_end,
-                    "section": h.section,
-                    "text": h.text,
-                }
-                for h in hits
-            ],
-        }
-        print(json.dumps(out, ensure_ascii=False, indent=2))
-        return 0
-    if not hits:
-        print("no matching papers")
-    for rank, h in enumerate(hits, 1):
-        year = f" ({h.paper.year})" if h.paper.year else ""
-        where = f", {pages_label(h.page, h.page_end)}" if h.page is not None else ""
-        print(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}{where}  {h.paper.id}")
-        if h.paper.url:
-            print(f"    {h.paper.url}")
-    return 0
+
+def _parse(argv: Sequence[str], as_json: bool) -> argparse.Namespace:
+    """argparse, with a usage error also as a JSON object on stdout for --json commands."""
+    caught = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(caught):
+            return build_parser().parse_args(argv)
+    except SystemExit as exc:
+        sys.stderr.write(caught.getvalue())
+        if exc.code not in (0, None) and as_json:
+            lines = caught.getvalue().strip().splitlines() or ["invalid arguments"]
+            print_json({"error": lines[-1].split("error: ", 1)[-1], "kind": "usage"})  # stderr has argparse's
+        raise
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "index":
+        from rag.cli.index import cmd_index
+
+        return cmd_index(args, settings)
+    if args.command == "export":
+        from rag.cli.index import cmd_export
+
+        args.filters = filters_from(args)
+        return cmd_export(args, settings)
+    if args.command == "search":
+        from rag.cli.search import cmd_search
+
+        return cmd_search(args, settings, filters_from(args))
+    if args.command == "ask":
+        from rag.cli.ask import cmd_ask
+
+        return cmd_ask(args, settings, filters_from(args))
+    if args.command == "eval":
+        from eval.cli import cmd_eval
+
+        return cmd_eval(args, settings)
+    if args.command == "ui":
+        from ui.app import serve
+
+        return serve(settings, host=args.host, port=args.port, auth=args.auth)
+    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = _wants_json(argv)
+    args = _parse(argv, as_json)
     try:
-        settings = settings_from(args)
-        if args.command == "index":
-            from rag.cli.index import cmd_index
-
-            return cmd_index(args, settings)
-        if args.command == "export":
-            from rag.cli.index import cmd_export
-
-            args.filters = filters_from(args)
-            return cmd_export(args, settings)
-        if args.command == "search":
-            return cmd_search(args, settings)
-        if args.command == "ask":
-            from rag.cli.ask import cmd_ask
-
-            return cmd_ask(args, settings, filters_from(args))
-        if args.command == "eval":
-            from eval.cli import cmd_eval
-
-            return cmd_eval(args, settings)
-        if args.command == "ui":
-            from ui.app import serve
-
-            return serve(settings, host=args.host, port=args.port, auth=args.auth)
+        return _run(args, settings_from(args))
     except RagError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        report_error(str(exc), kind_of(exc), as_json=as_json)
+        return 2
+    except OSError as exc:  # the data directory: read-only, full, gone
+        report_error(str(storage_error(exc)), "storage", as_json=as_json)
         return 2
     except KeyboardInterrupt:
+        if as_json:
+            print_json({"error": "interrupted", "kind": "interrupted"})
         print("interrupted; the index keeps its last completed state", file=sys.stderr)
         return 130
-    return 2

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from rag.index.atomic import swap_dir
+from rag.index.integrity import write_manifest
 from rag.ports import StoredChunk
 
 SENTENCES = "sentences.f16"  # float16 rows, no header: the sentence vectors of every chunk, in arrival order
@@ -87,6 +88,7 @@ class DocStoreBuilder:
         np.save(self.tmp / "sentence_index.npy", self._sentence_index[: max(len(self.ids), 1)])
         meta = {"fingerprint": fingerprint, "ids": self.ids, "info": dict(info or {}), "dim": self.dim}
         (self.tmp / "ids.json").write_text(json.dumps(meta))
+        write_manifest(self.tmp, fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(self.tmp, self.directory)
 
     def abort(self) -> None:

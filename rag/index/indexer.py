@@ -8,7 +8,6 @@ fresh collection beside the old one and swaps it in only when complete.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,9 +17,12 @@ from rag.corpus import CorpusStats, Selection, iter_papers
 from rag.errors import CorpusError, IndexMissingError
 from rag.index.chunking import chunk_paper
 from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.index.integrity import fingerprint as index_fingerprint
+from rag.index.integrity import trusted
 from rag.index.layout import Layout
 from rag.index.lexical import LexicalBuilder, LexicalIndex
 from rag.index.local_builder import LocalBuilder
+from rag.index.orphans import recover_rebuild
 from rag.index.records import chunk_metadata
 from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress, sentence_vectors
 from rag.ports import Embedder, VectorStore
@@ -48,13 +50,6 @@ class IndexReport:
             f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s)"
             + (f"; records {', '.join(left_out)}" if left_out else "")
         )
-
-
-def _fingerprint(items: Sequence[tuple[str, str]]) -> str:
-    h = hashlib.sha256()
-    for cid, mh in sorted(items):
-        h.update(f"{cid}\0{mh}\n".encode())
-    return h.hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -122,9 +117,8 @@ def build_index(
 
     layout.index_dir.mkdir(parents=True, exist_ok=True)
     live = store
+    recover_rebuild(live, layout, warn)  # what an interrupted --rebuild left
     target = store.sibling(layout.rebuild_collection) if rebuild else live
-    if rebuild:
-        target.drop()  # leftovers of an interrupted rebuild
     existing: dict[str, tuple[str, str]] = {}
     if target.exists():
         built_with = target.open().info.get("embedder")
@@ -139,10 +133,12 @@ def build_index(
     meta_only = {cid for cid, p in planned.items() if cid in existing and cid not in to_embed
                  and existing[cid][1] != p.meta_hash}  # fmt: skip
     removed = [cid for cid in existing if cid not in planned]
-    fingerprint = _fingerprint([(cid, p.meta_hash) for cid, p in planned.items()])
+    fingerprint = index_fingerprint((cid, p.meta_hash) for cid, p in planned.items())
     lex_dir = layout.lexical_dir
-    current = None if rebuild else LexicalIndex.load(lex_dir)
-    old_docs = None if rebuild else DocStore.load(layout.docs_dir)
+    # every byte checked: a copy that was edited, zeroed or truncated is rebuilt, never kept as "unchanged"
+    current = None if rebuild else trusted(LexicalIndex.load(lex_dir), lex_dir, "BM25 index", warn, full=True)
+    docs_dir = layout.docs_dir
+    old_docs = None if rebuild else trusted(DocStore.load(docs_dir), docs_dir, "docstore", warn, full=True)
     # BM25 and the docstore are rebuilt together when either does not match the corpus
     local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
     if settings.sentence_vectors and old_docs is not None and not old_docs.has_sentence_vectors:

@@ -17,9 +17,11 @@ import bm25s
 import numpy as np
 
 from rag.index.atomic import swap_dir
+from rag.index.integrity import write_manifest
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+_NAMED = re.compile(r"\b(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]+\b|\b[^\W_]+[A-Z][^\W_]*\b")  # Zorp123, SQGEF
 STOPWORDS = frozenset(
     [
         "a",
@@ -150,6 +152,7 @@ class LexicalIndex:
         if self.ids:
             self._model.save(str(tmp))
         (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
+        write_manifest(tmp, self.fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(tmp, directory)
 
     @classmethod
@@ -161,6 +164,27 @@ class LexicalIndex:
         except (OSError, ValueError, KeyError):
             return None
         return cls(meta["ids"], model, meta["fingerprint"])
+
+    def exact_match(self, query: str) -> str | None:
+        """BM25's first chunk for the query when the query names it: a name or identifier in the query ("Zorp123",
+        "SQGEF", "PaperBench": letters with digits, or capitals after the first letter) occurs in that chunk's
+        paper and in no other paper, whatever the other words match. Plain words are never taken as names: in a
+        small corpus many of them occur in one paper only."""
+        names = [t for word in _NAMED.findall(query) for t in tokenize(word)]
+        top = self.search(query, 1) if names else []
+        if not top:
+            return None
+        best = top[0][0]
+        paper = best.rsplit(":", 1)[0]
+        rows = self._model.scores
+        for token in self._model.get_tokens_ids(names):
+            start, end = int(rows["indptr"][token]), int(rows["indptr"][token + 1])
+            if end - start > 1000:  # a word in that many chunks names no single paper
+                continue
+            docs = {self.ids[int(d)] for d in rows["indices"][start:end]}
+            if best in docs and all(cid.rsplit(":", 1)[0] == paper for cid in docs):
+                return best
+        return None
 
     def search(self, query: str, n: int) -> list[tuple[str, float]]:
         """Top chunk ids with BM25 scores (> 0), best first (ties by position, so results are stable).

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rag.index.docstore import DocStore
+from rag.index.integrity import trusted
 from rag.index.layout import Layout
 from rag.index.records import paper_from_metadata
 from rag.ports import StoredChunk, VectorStore
@@ -22,7 +23,7 @@ def indexed_papers(store: VectorStore, layout: Layout) -> Iterator[Paper]:
     """Every paper in the collection (IndexMissingError when there is none). The first chunk of a paper holds
     its metadata, and its whole abstract when the abstract was cut into several chunks."""
     store = store.open()
-    docs = DocStore.load(layout.docs_dir)
+    docs = trusted(DocStore.load(layout.docs_dir), layout.docs_dir, "docstore", None, full=False)
     if docs is not None and docs.fingerprint == store.info.get("lexical_fingerprint"):
         for cid in docs.ids:
             if cid.endswith(":0") and (chunk := docs.get(cid)) is not None:

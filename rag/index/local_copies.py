@@ -1,34 +1,60 @@
-"""This machine's BM25 index and docstore for a collection: loaded when they match the store's fingerprint,
-else rebuilt from the store's chunks (a UI worker in front of a Chroma server that another machine re-indexed)."""
+"""This machine's BM25 index and docstore for a collection: loaded when they match the store's fingerprint and
+pass their checksums, else rebuilt from the store's chunks (a UI worker in front of a Chroma server that another
+machine re-indexed; a copy that was edited, zeroed or truncated)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 from rag.errors import IndexMissingError
 from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.index.integrity import trusted
 from rag.index.layout import Layout
 from rag.index.lexical import LexicalBuilder, LexicalIndex
 from rag.index.records import lexical_text
 from rag.ports import VectorStore
 
 PAGE = 1000  # chunks per store read while rebuilding
+_log = logging.getLogger(__name__)
 
 
-def load_local(layout: Layout, store: VectorStore, wanted: str | None) -> tuple[LexicalIndex, DocStore | None]:
-    """BM25 and the docstore from this machine's files when they match the store's fingerprint `wanted`, else
-    rebuilt from the store. A docstore that does not match BM25 is left out (text then comes from the store)."""
-    lexical = LexicalIndex.load(layout.lexical_dir)
+def load_local(
+    layout: Layout, store: VectorStore, wanted: str | None, warn: Callable[[str], None] | None = None
+) -> tuple[LexicalIndex, DocStore | None]:
+    """BM25 and the docstore from this machine's files when they match the store's fingerprint `wanted` and pass
+    the quick checksum check, else rebuilt from the store (a failed check is one line through `warn`, by default
+    a logged warning). A docstore that does not match BM25 is left out (text then comes from the store)."""
+    warn = warn or _log.warning
+    loaded = LexicalIndex.load(layout.lexical_dir)
+    if loaded is None and layout.lexical_dir.is_dir():
+        warn(f"the BM25 index under {layout.lexical_dir} cannot be read; rebuilding it")
+    lexical = trusted(loaded, layout.lexical_dir, "BM25 index", warn, full=False)
     if lexical is None or (wanted and lexical.fingerprint != wanted):
         return rebuild_local(layout, store, str(wanted or "rebuilt-from-store"))
     docs = DocStore.load(layout.docs_dir)
-    return lexical, docs if docs is not None and docs.fingerprint == lexical.fingerprint else None
+    if docs is None and layout.docs_dir.is_dir():
+        warn(f"the docstore under {layout.docs_dir} cannot be read; rebuilding it")
+        return rebuild_local(layout, store, lexical.fingerprint)
+    if docs is None or docs.fingerprint != lexical.fingerprint:
+        return lexical, None  # outdated: text comes from the store until `rag index` writes a new one
+    if trusted(docs, layout.docs_dir, "docstore", warn, full=False) is None:
+        return rebuild_local(layout, store, lexical.fingerprint)
+    return lexical, docs
 
 
 def local_only(layout: Layout) -> tuple[LexicalIndex, DocStore] | None:
     """BM25 and the docstore from this machine's files alone, when they are a matching pair that records the
-    collection's embedder (written by `rag index` here); None when the store must be asked."""
+    collection's embedder (written by `rag index` here) and pass their checksums; None when the store must be
+    asked."""
     lexical = LexicalIndex.load(layout.lexical_dir)
     docs = DocStore.load(layout.docs_dir) if lexical is not None else None
     if lexical is None or docs is None or docs.fingerprint != lexical.fingerprint or not docs.info.get("embedder"):
+        return None
+    # a copy that fails its quick checksum check is not used: the store path then rebuilds it, with a note
+    if trusted(lexical, layout.lexical_dir, "BM25 index", None, full=False) is None:
+        return None
+    if trusted(docs, layout.docs_dir, "docstore", None, full=False) is None:
         return None
     return lexical, docs
 

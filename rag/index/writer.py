@@ -38,6 +38,7 @@ class EmbedWriter:
         self.last_write = time.monotonic()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-store-write")
         self._inflight: Future[int] | None = None
+        self._closed = False
         self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
         # the vectors of each chunk's sentences, for the answer step (None: not wanted)
         self.on_sentences: Callable[[str, list[list[float]]], None] | None = None
@@ -86,6 +87,9 @@ class EmbedWriter:
             self.last_write = time.monotonic()
 
     def close(self) -> None:
+        if self._closed:  # a second close (after the first one raised) must not hide the first error
+            return
+        self._closed = True
         try:
             self._submit()
             self.barrier()

@@ -17,3 +17,13 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]]) -> tuple[list[str]
     best = max(1, len(rankings)) / (RRF_K + 1)
     order = sorted(fused, key=lambda c: (-fused[c], c))
     return order, {cid: score / best for cid, score in fused.items()}
+
+
+def keep_exact_match(order: list[str], fused: dict[str, float], exact: str | None) -> list[str]:
+    """Put BM25's exact-name match (rag.index.lexical.LexicalIndex.exact_match) first, with the best fused score.
+    Fusion alone lets papers that both retrievers rank in the middle outscore BM25's first place, so a question
+    naming one of many near-duplicate papers was answered from the others (or refused)."""
+    if exact is None or exact not in fused:
+        return order
+    fused[exact] = max(fused.values())
+    return [exact, *(cid for cid in order if cid != exact)]

@@ -18,7 +18,7 @@ from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
 from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
-from rag.retrieve.fusion import reciprocal_rank_fusion
+from rag.retrieve.fusion import keep_exact_match, reciprocal_rank_fusion
 from rag.settings import RetrievalSettings
 from rag.types import Hit, Paper
 
@@ -130,6 +130,8 @@ class Retriever:
             lexical = dict(self.lexical.search(query, n))
             ranked.append(list(lexical))
         order, fused = reciprocal_rank_fusion(ranked)
+        if mode == "hybrid":
+            order = keep_exact_match(order, fused, self.lexical.exact_match(query))
 
         hits: list[Hit] = []
         per: dict[str, int] = {}

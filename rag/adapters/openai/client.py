@@ -25,10 +25,11 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from rag.adapters.openai.responses import Malformed, model_ids, server_message
 from rag.adapters.openai.retry_policy import out_of_quota, retry_after_s, retryable_status, status_reason
 from rag.errors import ConfigError, LLMError, StreamInterrupted
-from rag.redact import PLACEHOLDER_KEY, display_url, mask_url, redact
+from rag.redact import PLACEHOLDER_KEY, display_url, mask_url, mask_urls_in_logs, redact
 from rag.settings import EndpointSettings
 
 log = logging.getLogger(__name__)
+mask_urls_in_logs()  # the SDK's HTTP client logs every request URL, credentials included
 
 T = TypeVar("T")
 

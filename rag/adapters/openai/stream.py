@@ -45,6 +45,15 @@ class OpenAIChatStream:
         self.finish_reason: str | None = None
         self.text = ""
         self._saw_choices = False
+        self._sdk_stream: Any = None
+        self._closed = False
+
+    def close(self) -> None:
+        """Stop reading (from any thread): the HTTP response is closed, so a read blocked on it ends, and no
+        further attempt starts. rag.answer.deadline calls it when an answer runs out of time."""
+        self._closed = True
+        if self._sdk_stream is not None:
+            self._sdk_stream.close()
 
     def _take(self, chunk: Any) -> str:
         """Content of one chunk; records usage and finish reason. Raises Malformed on a non-chunk."""
@@ -88,7 +97,9 @@ class OpenAIChatStream:
     def _open(self) -> tuple[Any, Iterator[Any], str]:
         """Send the request and read up to the first text. Everything here is safely retryable: nothing has
         reached the caller yet. Returns the SDK stream, its chunk iterator and the first text ('' at the end)."""
-        sdk_stream = self._calls.create()
+        if self._closed:
+            raise LLMError("the stream was closed before it started")
+        sdk_stream = self._sdk_stream = self._calls.create()
         chunks = iter(sdk_stream)
         try:
             for chunk in chunks:
