@@ -46,7 +46,7 @@ def default_home() -> Path:
 
 
 def _range(lo: float | None = None, hi: float | None = None, *, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Field metadata: the allowed range (inclusive) or the allowed values."""
+    """Field metadata: the allowed range (inclusive) or the allowed values ("many": a comma-separated list)."""
     return {"lo": lo, "hi": hi, "choices": choices}
 
 
@@ -116,6 +116,8 @@ class UISettings:
 
     ui_max_k: int = field(default=20, metadata=_range(1, 1000))
     ui_concurrency: int = field(default=8, metadata=_range(1, 256))
+    ui_backends: str = field(default="", metadata={**_range(choices=LLM_CHOICES), "many": True})  # "" = `llm` only
+    ui_models: str = ""  # model names a visitor may pick, comma-separated; "" = the configured `model` only
 
 
 GROUPS: dict[str, type] = {
@@ -219,8 +221,9 @@ def _coerce_all(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check_range(name: str, value: Any, meta: Mapping[str, Any]) -> None:
     choices = meta.get("choices") or ()
-    if choices and value not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}; got '{value}'")
+    for item in [v.strip() for v in value.split(",") if v.strip()] if meta.get("many") else [value]:
+        if choices and item not in choices:
+            raise ConfigError(f"{name} must be one of {', '.join(choices)}; got '{item}'")
     lo, hi = meta.get("lo"), meta.get("hi")
     if isinstance(value, int | float) and not isinstance(value, bool):
         if value != value:  # NaN
