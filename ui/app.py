@@ -155,7 +155,7 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
         with gr.Row(equal_height=False, elem_id="main-row"):
             with gr.Column(scale=3, min_width=340, elem_id="chat-col"):
                 chatbot = gr.Chatbot(
-                    elem_id="chat", label="Conversation", show_label=False, height="calc(100dvh - 290px)",
+                    elem_id="chat", label="Conversation", show_label=False, height="calc(100dvh - 310px)",
                     min_height=360, render_markdown=False, latex_delimiters=[], buttons=[],
                     examples=[{"text": q} for q in EXAMPLES], autoscroll=True,
                     placeholder="<b>Ask a question about the indexed papers.</b><br>Answers cite their sources as [n].",
