@@ -212,6 +212,20 @@ class Chats:
             return OpenAIChatModel.from_settings(self.settings.endpoint, model=model)
         raise ConfigError(f"unknown answer backend '{backend}'")
 
+    def unavailable(self, backend: str) -> str | None:
+        """Why `backend` cannot answer on this machine, in one line; None when it can (the UI offers only those)."""
+        if backend == "openai" and not self.configured():
+            return "no OpenAI-compatible endpoint is configured (OPENAI_BASE_URL or RAG_PRESET)"
+        if backend == "local" and self.override is None:
+            from rag.adapters.llamacpp import local_model_path, require_llama_cpp
+
+            try:
+                require_llama_cpp()
+                local_model_path(self.settings.endpoint)
+            except ConfigError as exc:
+                return str(exc).split(":")[0]  # "llama-cpp-python is not installed"
+        return None
+
     def capable(self, chat: ChatModel) -> bool:
         if chat.backend == "fake":  # a scripted test double replays text; it cannot judge claims
             return False

@@ -21,6 +21,7 @@ from typing import Any
 
 from rag.errors import ConfigError
 from rag.redact import mask_url
+from rag.setting_values import check_range, coerce_value, value_range
 
 REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 BUNDLED_CORPUS = REPO_DATA / "icml2025.jsonl"
@@ -45,26 +46,23 @@ def default_home() -> Path:
     return Path(base) / "rag"
 
 
-def _range(lo: float | None = None, hi: float | None = None, *, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    # field metadata: the allowed range (inclusive) or the allowed values
-    return {"lo": lo, "hi": hi, "choices": choices}
 
 
 @dataclass(frozen=True)
 class IndexSettings:
     """How papers become vectors (read by the indexer and the embedder factory)."""
 
-    embedder: str = field(default="minilm", metadata=_range(choices=EMBEDDER_CHOICES))
+    embedder: str = field(default="minilm", metadata=value_range(choices=EMBEDDER_CHOICES))
     embedding_model: str = "text-embedding-3-small"  # only for embedder=openai
     # larger batches pad more and grow onnxruntime arenas: 32 -> 2.3 GB peak, 8 -> 0.7 GB
-    embed_batch_size: int = field(default=8, metadata=_range(1, 4096))
-    chunk_tokens: int = field(default=320, metadata=_range(16, 8192))
-    chunk_overlap: int = field(default=32, metadata=_range(0, 8191))
+    embed_batch_size: int = field(default=8, metadata=value_range(1, 4096))
+    chunk_tokens: int = field(default=320, metadata=value_range(16, 8192))
+    chunk_overlap: int = field(default=32, metadata=value_range(0, 8191))
     # embed each chunk's sentences too and keep them in the docstore: an extractive answer (and the support check)
     # then embeds only the question; about doubles the embedding work of `rag index` (bench/bench_answer_scale.py)
     sentence_vectors: bool = True
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
-    lock_wait_s: float = field(default=10.0, metadata=_range(0.0, 86400.0))  # for another `rag index` to finish
+    lock_wait_s: float = field(default=10.0, metadata=value_range(0.0, 86400.0))  # for another `rag index` to finish
 
 
 @dataclass(frozen=True)
@@ -73,31 +71,32 @@ class RetrievalSettings:
 
     k: int = 5  # sources given to the answer step (1..max_k, checked in _check)
     search_k: int = 10
-    candidates: int = field(default=50, metadata=_range(1, 10_000))  # per retriever, before fusion
-    max_k: int = field(default=50, metadata=_range(1, 1000))
+    candidates: int = field(default=50, metadata=value_range(1, 10_000))  # per retriever, before fusion
+    max_k: int = field(default=50, metadata=value_range(1, 1000))
     # up to this many chunks, dense search is an exact scan of the local docstore's vectors instead of Chroma's
     # HNSW query: faster below the crossover measured by bench/bench_exact.py, and exact; 0 = always ask Chroma
-    exact_search_max_chunks: int = field(default=20000, metadata=_range(0, None))
+    exact_search_max_chunks: int = field(default=20000, metadata=value_range(0, None))
     # best cosine below this = nothing relevant; 0.18 on the dev questions (0.22 refused 4 more paraphrases, no more
     # unanswerable ones)
-    min_relevance: float = field(default=0.18, metadata=_range(-1.0, 1.0))
-    context_tokens: int = field(default=3000, metadata=_range(1, 1_000_000))  # token budget for sources in a prompt
+    min_relevance: float = field(default=0.18, metadata=value_range(-1.0, 1.0))
+    # token budget for sources in a prompt
+    context_tokens: int = field(default=3000, metadata=value_range(1, 1_000_000))
 
 
 @dataclass(frozen=True)
 class AnswerSettings:
     """How an answer is written and checked (read by the Assistant and its backends)."""
 
-    llm: str = field(default="auto", metadata=_range(choices=LLM_CHOICES))
-    temperature: float = field(default=0.0, metadata=_range(0.0, 2.0))
-    max_tokens: int = field(default=512, metadata=_range(1, 100_000))  # also enforced on the stream we receive
-    answer_deadline_s: float = field(default=120.0, metadata=_range(1.0, 86400.0))  # the whole answer, all calls
-    support_threshold: float = field(default=0.55, metadata=_range(0.0, 1.0))  # sentence-to-source similarity
+    llm: str = field(default="auto", metadata=value_range(choices=LLM_CHOICES))
+    temperature: float = field(default=0.0, metadata=value_range(0.0, 2.0))
+    max_tokens: int = field(default=512, metadata=value_range(1, 100_000))  # also enforced on the stream we receive
+    answer_deadline_s: float = field(default=120.0, metadata=value_range(1.0, 86400.0))  # the whole answer, all calls
+    support_threshold: float = field(default=0.55, metadata=value_range(0.0, 1.0))  # sentence-to-source similarity
     # which support checks judge an answer: offline (always), plus an LLM check ("llm"); "auto" adds the LLM
     # check for answers from an LLM endpoint (not for the packaged SmolLM2)
-    verify: str = field(default="auto", metadata=_range(choices=VERIFY_CHOICES))
-    max_question_chars: int = field(default=4000, metadata=_range(1, 1_000_000))
-    max_history_turns: int = field(default=6, metadata=_range(0, 1000))
+    verify: str = field(default="auto", metadata=value_range(choices=VERIFY_CHOICES))
+    max_question_chars: int = field(default=4000, metadata=value_range(1, 1_000_000))
+    max_history_turns: int = field(default=6, metadata=value_range(0, 1000))
     prompts_dir: Path = PROMPTS_DIR
 
 
@@ -108,19 +107,21 @@ class EndpointSettings:
     model: str = ""  # model name at the OpenAI-compatible endpoint
     openai_base_url: str | None = field(default=None, repr=False)  # may carry credentials: Settings' repr masks it
     openai_api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = field(default=60.0, metadata=_range(0.1, 3600.0))
-    max_retries: int = field(default=4, metadata=_range(1, 100))  # attempts in total, first try included
-    retry_max_wait_s: float = field(default=20.0, metadata=_range(0.0, 3600.0))
+    timeout_s: float = field(default=60.0, metadata=value_range(0.1, 3600.0))
+    max_retries: int = field(default=4, metadata=value_range(1, 100))  # attempts in total, first try included
+    retry_max_wait_s: float = field(default=20.0, metadata=value_range(0.0, 3600.0))
     local_model_path: str | None = None  # a GGUF file; default: the packaged SmolLM2-135M
-    local_port: int = field(default=0, metadata=_range(0, 65535))  # 0 = pick a free port
+    local_port: int = field(default=0, metadata=value_range(0, 65535))  # 0 = pick a free port
 
 
 @dataclass(frozen=True)
 class UISettings:
     """What the web UI offers its visitors."""
 
-    ui_max_k: int = field(default=20, metadata=_range(1, 1000))
-    ui_concurrency: int = field(default=8, metadata=_range(1, 256))
+    ui_max_k: int = field(default=20, metadata=value_range(1, 1000))
+    ui_concurrency: int = field(default=8, metadata=value_range(1, 256))
+    ui_backends: str = field(default="", metadata={**value_range(choices=LLM_CHOICES), "many": True})  # "" = `llm` only
+    ui_models: str = ""  # model names a visitor may pick, comma-separated; "" = the configured `model` only
 
 
 GROUPS: dict[str, type] = {
@@ -144,7 +145,7 @@ class Settings:
     home: Path = field(default_factory=default_home)
     collection: str = "papers"
     chroma_url: str | None = None  # e.g. http://127.0.0.1:8765 for a `chroma run` server
-    chroma_timeout_s: float = field(default=30.0, metadata=_range(0.1, 3600.0))  # connect and read, per request
+    chroma_timeout_s: float = field(default=30.0, metadata=value_range(0.1, 3600.0))  # connect and read, per request
     index: IndexSettings = field(default_factory=IndexSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     answer: AnswerSettings = field(default_factory=AnswerSettings)
@@ -193,54 +194,18 @@ def _field_type(name: str) -> str:
 def _coerce(name: str, value: Any) -> Any:
     if name not in _GROUP_OF:
         raise ConfigError(f"unknown setting '{name}'")
-    kind = _field_type(name)
-    if value is None or (isinstance(value, str) and value == "" and "None" in kind):
-        return None
-    try:
-        if kind.startswith("Path"):
-            return Path(str(value)).expanduser()
-        if kind.startswith("int"):
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            return int(value)
-        if kind.startswith("float"):
-            return float(value)
-        if kind.startswith("bool"):
-            if isinstance(value, bool):
-                return value
-            word = str(value).strip().lower()
-            if word in ("1", "true", "yes", "on"):
-                return True
-            if word in ("0", "false", "no", "off"):
-                return False
-            raise ConfigError(f"setting '{name}' expects true or false, got {value!r}")
-    except (TypeError, ValueError):
-        raise ConfigError(f"setting '{name}' expects a number, got {value!r}") from None
-    return str(value)
+    return coerce_value(name, _field_type(name), value)
 
 
 def _coerce_all(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _coerce(k, v) for k, v in values.items()}
 
 
-def _check_range(name: str, value: Any, meta: Mapping[str, Any]) -> None:
-    choices = meta.get("choices") or ()
-    if choices and value not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}; got '{value}'")
-    lo, hi = meta.get("lo"), meta.get("hi")
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if value != value:  # NaN
-            raise ConfigError(f"setting '{name}' must be a number, got NaN")
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            bounds = f"at least {lo:g}" if hi is None else f"between {lo:g} and {hi:g}"
-            raise ConfigError(f"{name} must be {bounds}; got {value:g} (setting '{name}', RAG_{name.upper()})")
-
-
 def _check(s: Settings) -> Settings:
     """Every range and every rule that ties two settings together, in one place."""
     for obj in (s, *(getattr(s, group) for group in GROUPS)):
         for f in fields(obj):
-            _check_range(f.name, getattr(obj, f.name), f.metadata)
+            check_range(f.name, getattr(obj, f.name), f.metadata)
     if len(s.collection) < 3:
         raise ConfigError("collection name needs at least 3 characters")
     r = s.retrieval

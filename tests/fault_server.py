@@ -101,6 +101,13 @@ class FaultServer:
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
+    def set_reply(self, reply: str | None = None, delay_s: float = 0.0) -> None:
+        """What "ok" streams from now on (None: REPLY), `delay_s` between word-sized chunks."""
+        with self._lock:
+            self.reply_chunks = REPLY_CHUNKS if reply is None else re.findall(r"\S*\s*", reply)[:-1] or [reply]
+            self.reply = "".join(self.reply_chunks)
+            self.delay_s = delay_s
+
     @property
     def port(self) -> int:
         return int(self._httpd.server_address[1])

@@ -48,6 +48,8 @@ def test_secrets_are_masked_in_repr_and_public_dict():
     ("env", "message"),
     [
         ({"RAG_LLM": "gpt"}, "llm must be one of"),
+        ({"RAG_LLM": "auto,extractive"}, "llm must be one of"),  # a list only where a setting takes one
+        ({"RAG_UI_BACKENDS": "extractive, gpt"}, "ui_backends must be one of .*; got 'gpt'"),
         ({"RAG_K": "0"}, "k must be between"),
         ({"RAG_K": "many"}, "expects a number"),
         ({"RAG_PRESET": "nope"}, "unknown preset"),
@@ -63,6 +65,11 @@ def test_secrets_are_masked_in_repr_and_public_dict():
 def test_invalid_settings_are_one_line_config_errors(env: dict[str, str], message: str):
     with pytest.raises(ConfigError, match=message):
         load_settings(env=env)
+
+
+def test_ui_backends_is_a_comma_separated_list_of_backends():
+    assert load_settings(env={"RAG_UI_BACKENDS": "auto, extractive,"}).ui.ui_backends == "auto, extractive,"
+    assert load_settings(env={}).ui.ui_backends == "" and load_settings(env={}).ui.ui_models == ""
 
 
 def test_bad_config_files(tmp_path: Path):

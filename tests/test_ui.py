@@ -7,9 +7,11 @@ exactly as a user's server would be used; other tests pick "extractive".
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -31,7 +33,8 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
     with FaultServer(["ok"] * 8, reply=FAKE_REPLY) as llm:
         server = start_ui(
             tmp / "home", ROOT / "test-artifacts" / "ui-api.log",
-            args=["--auth", f"{USER}:{PASSWORD}"], env={"OPENAI_BASE_URL": llm.base_url, "RAG_MODEL": "scripted"},
+            args=["--auth", f"{USER}:{PASSWORD}"],
+            env={"OPENAI_BASE_URL": llm.base_url, "RAG_MODEL": "scripted", "RAG_UI_BACKENDS": "auto,extractive"},
         )
         print(f"UI (with index build) answered after {server.started_s:.1f} s")
         yield server
@@ -54,6 +57,7 @@ def test_startup_builds_the_missing_index(ui: UIServer) -> None:
     log = ui.log_text()
     assert "No index yet" in log and "indexed 19 papers" in log
     assert "Traceback" not in log
+    assert "--auth puts the password in the process list" in log  # given on the command line: a warning
 
 
 def test_respond_endpoint_signature(client: Any) -> None:
@@ -66,16 +70,17 @@ def test_respond_endpoint_signature(client: Any) -> None:
 def test_question_cites_the_right_paper_with_its_link(client: Any) -> None:
     answer, sources = ask(client, ALBERTA, backend="extractive")
     assert "213,000" in answer
-    assert '<a class="cite" href="#src-1" title="source 1">[1]</a>' in answer
+    assert re.search(r'<a class="cite" href="#(a\d+)-src-1">\[1\]<span class="cite-tip"', answer)
+    assert re.search(r'<details class="chip" id="a\d+-src-1">', answer)  # the message carries its own sources
     assert "answered by <b>extractive</b>" in answer
-    assert 'id="src-1" data-paper-id="icml2025-00"' in sources
+    assert re.search(r'id="p-a\d+-1" data-paper-id="icml2025-00"', sources)
     assert "Alberta Wells Dataset" in sources
     assert 'href="https://arxiv.org/abs/2410.09032" target="_blank" rel="noopener noreferrer"' in sources
 
 
 def test_fake_llm_answer_loses_its_invalid_marker(client: Any) -> None:
     answer, sources = ask(client, ALBERTA, backend="auto")
-    assert "213,000" in answer and "[9]" not in answer and "#src-9" not in answer
+    assert "213,000" in answer and "[9]" not in answer and "-src-9" not in answer
     assert "removed 1 citation" in answer
     assert "answered by <b>openai</b> (scripted)" in answer  # the endpoint answered, not the extractive fallback
     assert 'data-paper-id="icml2025-00"' in sources
@@ -114,8 +119,8 @@ def test_follow_up_uses_the_session_history(ui: UIServer) -> None:
     ],
 )
 def test_bad_input_is_a_warning_message(client: Any, message: str, kwargs: dict[str, Any], expected: str) -> None:
-    answer, _ = ask(client, message, backend="extractive", **kwargs)
-    assert answer.startswith("⚠ ") and expected in answer
+    answer, _ = ask(client, message, **({"backend": "extractive"} | kwargs))
+    assert '<p class="error">⚠ ' in answer and expected in answer
     assert "Traceback" not in answer
 
 
@@ -160,6 +165,7 @@ class StubAssistant:
     def __init__(self, events: list[Any], error: Exception | None = None) -> None:
         self.events, self.error = events, error
         self.calls: list[tuple[str, list[dict[str, str]], dict[str, Any]]] = []
+        self.chats = SimpleNamespace(unavailable=lambda backend: None)
 
     def ask_stream(self, question: str, history: Any, **kwargs: Any) -> Iterator[Any]:
         self.calls.append((question, list(history), kwargs))
@@ -171,11 +177,11 @@ class StubAssistant:
 def run_respond(stub: StubAssistant, settings: Any, message: str = "q?", history: Any = (), **kw: Any) -> list[Any]:
     from ui.app import make_respond
 
-    args = {"backend": "auto", "model": "", "k": settings.retrieval.k, "year_min": "", "year_max": "", "venue": "",
+    args = {"backend": "", "model": "", "k": settings.retrieval.k, "year_min": "", "year_max": "", "venue": "",
             "author": "", "summary": False, "state": {}}
     args.update(kw)
     respond = make_respond(stub, settings)  # type: ignore[arg-type]  # duck-typed stand-in
-    return list(respond(message, list(history), *args.values()))
+    return [(html, sources) for html, _, sources, _ in respond(message, list(history), *args.values())]
 
 
 def _partial_events() -> list[Any]:
@@ -198,48 +204,56 @@ def test_rag_errors_become_a_warning_message(error: str, settings: Any) -> None:
 
     name, message = error.split(":", 1)
     outputs = run_respond(StubAssistant(_partial_events(), getattr(errors, name)(message)), settings)
-    final_message, final_sources, _ = outputs[-1]
-    assert final_message == "⚠ " + message.replace("&", "&amp;")
-    assert "No sources" in final_sources
+    final_message, final_sources = outputs[-1]
+    assert '<p class="error">⚠ ' + message.replace("&", "&amp;") + "</p>" in final_message
+    assert "No sources for this message" in final_sources
     assert any("partial" in o[0] for o in outputs[:-1])  # the raw deltas streamed first
 
 
 def test_unexpected_errors_are_generic_and_logged(settings: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    from ui.app import GENERIC_ERROR
+    from ui.chat_flow import GENERIC_ERROR
 
     outputs = run_respond(StubAssistant(_partial_events(), RuntimeError("secret internals")), settings)
-    assert outputs[-1][0] == "⚠ " + GENERIC_ERROR
+    assert "⚠ " + GENERIC_ERROR in outputs[-1][0]
     assert "secret" not in outputs[-1][0]
     err = capsys.readouterr().err
     assert "Traceback" in err and "RuntimeError: secret internals" in err
 
 
-def test_respond_passes_plain_history_filters_and_options(settings: Any) -> None:
+def test_respond_passes_history_filters_and_only_offered_options(settings: Any) -> None:
     from rag.filters import Filters
 
+    s = settings.replace(ui_backends="auto,openai", ui_models="gpt-4o, gpt-4o-mini")
     stub = StubAssistant([])
-    history = [
-        {"role": "user", "content": "first <question>"},
-        {"role": "assistant", "content": 'A &amp; B <a class="cite" href="#src-1">[1]</a>.\n\n'
-                                         '<div class="answer-meta">answered by <b>x</b></div>'},
-        {"role": "user", "content": "broken"},
-        {"role": "assistant", "content": "⚠ the LLM endpoint is unreachable"},
-    ]
-    run_respond(stub, settings, "and then?", history, backend="openai", model=" gpt-4o ", k=settings.retrieval.k + 3,
-                year_min="2024", venue=" ICML ", summary=True)
+    history = [{"role": "user", "content": "first <question>"}, {"role": "assistant", "content": "A & B [1]."}]
+    run_respond(stub, s, "and then?", history, backend="openai", model=" gpt-4o ", k=s.retrieval.k + 3,
+                year_min="2024", venue=" ICML ", summary=True)  # fmt: skip
     question, passed, kwargs = stub.calls[0]
-    assert question == "and then?"
-    assert passed == [{"role": "user", "content": "first <question>"}, {"role": "assistant", "content": "A & B [1]."},
-                      {"role": "user", "content": "broken"}]
-    assert kwargs == {"llm": "openai", "model": "gpt-4o", "k": settings.retrieval.k + 3,
-                      "filters": Filters(2024, None, "ICML", None), "summary": True}
-    run_respond(stub, settings, "again")
-    assert stub.calls[1][2]["k"] is None and stub.calls[1][2]["filters"] is None and stub.calls[1][2]["summary"] is None
+    assert question == "and then?" and passed == history
+    assert kwargs == {"llm": "openai", "model": "gpt-4o", "k": s.retrieval.k + 3,
+                      "filters": Filters(2024, None, "ICML", None), "summary": True}  # fmt: skip
+    run_respond(stub, s, "again")
+    assert stub.calls[1][2] == {"llm": "auto", "model": "gpt-4o", "k": None, "filters": None, "summary": None}
+    for refused in ({"backend": "extractive"}, {"model": "gpt-5"}):  # not in ui_backends / ui_models
+        outputs = run_respond(stub, s, "q?", **refused)
+        assert "not offered here" in outputs[-1][0]
+    assert len(stub.calls) == 2  # refused before the assistant was asked
+
+
+def test_a_k_beyond_the_maximum_is_capped_and_said(settings: Any) -> None:
+    from rag.types import AnswerEvent
+    from tests.test_ui_render import answer, hit, paper
+
+    final = answer("A [1].", [hit(paper())], [1])
+    stub = StubAssistant([AnswerEvent(final)])
+    outputs = run_respond(stub, settings, k=99)
+    assert stub.calls[0][2]["k"] == 20  # min(ui_max_k, max_k)
+    assert "20 sources, the most allowed here (asked for 99)" in outputs[-1][0]
 
 
 def test_parse_auth() -> None:
     from rag.errors import ConfigError
-    from ui.app import parse_auth
+    from ui.auth import parse_auth
 
     assert parse_auth(None) is None and parse_auth("") is None
     assert parse_auth("bob:pa:ss") == ("bob", "pa:ss")

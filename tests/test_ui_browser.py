@@ -1,141 +1,35 @@
-"""The web UI in a real browser (Debian chromium driven by Playwright; never `playwright install`).
+"""The web UI in a real browser: the main flow, hostile text, and Markdown that must not load anything.
 
-One app for the module over the bundled corpus plus one hostile paper (markup in every field). Every
-page has a route guard that aborts and records any request to a host other than 127.0.0.1/localhost.
-Skipped when chromium or playwright is missing, unless RAG_REQUIRE_BROWSER=1 (then it fails).
+One app for every browser module (tests/ui_browser.py, via tests/conftest.py): the bundled corpus plus hostile
+papers, a scripted OpenAI-compatible endpoint, and a route guard on every page that fails the test on any request
+that is not for the app itself. Skipped when chromium or playwright is missing, unless RAG_REQUIRE_BROWSER=1.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
-from rag.factory import build_index
-from tests.ui_server import ROOT, UIServer, start_ui
+from rag.settings import BUNDLED_CORPUS
+from tests.fault_server import FaultServer
+from tests.ui_browser import ALBERTA, ARTIFACTS, DESKTOP, PHONE, TIMEOUT_MS, Canary, Page, open_page
+from tests.ui_server import UIServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-CHROMIUM = next((p for p in ("/usr/lib/chromium/chromium", "/usr/bin/chromium") if Path(p).exists()), None)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync", "--disable-quic"]
-ARTIFACTS = ROOT / "test-artifacts"
-ALBERTA = "How many wells are in the Alberta dataset?"
-EVIL = {
-    "id": "evil-01",
-    "title": '<img src=x onerror="window.__xss=1">Evil',
-    "abstract": "<script>window.__xss=2</script> We study how zebra stripes affect the decoherence of quantum "
-                "giraffes. ${window.__xss=3} {{constructor.constructor('window.__xss=4')()}} Zebra stripes reduce "
-                "giraffe decoherence by 40 percent in our experiments.",
-    "authors": ["<b>Mallory</b> <svg onload=window.__xss=5>"],
-    "year": 2025,
-    "venue": "<i>XSSConf</i>",
-    "url": "javascript:window.__xss=6",
-    "code_url": 'https://example.org/code" onmouseover="window.__xss=7',
-}
-TIMEOUT_MS = 90_000
+PAPER_URLS = {u for line in BUNDLED_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()
+              for u in (json.loads(line).get("url"), json.loads(line).get("code_url")) if u}  # fmt: skip
 
 
-def _require_browser() -> None:
-    reason = None
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        reason = "playwright (Python) is not installed"
-    if CHROMIUM is None:
-        reason = "Debian chromium is not installed (/usr/bin/chromium)"
-    if reason and os.environ.get("RAG_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"RAG_REQUIRE_BROWSER=1 but {reason}")
-    if reason:
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def ui(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
-    from rag.settings import BUNDLED_CORPUS, load_settings
-
-    tmp = tmp_path_factory.mktemp("ui-browser")
-    evil = tmp / "evil.jsonl"
-    evil.write_text(json.dumps(EVIL) + "\n", encoding="utf-8")
-    build_index(load_settings(home=tmp / "home", env={}), [BUNDLED_CORPUS, evil])
-    server = start_ui(tmp / "home", ARTIFACTS / "ui-browser.log")
-    yield server
-    server.stop()
-
-
-@dataclass
-class Page:
-    page: Any
-    outside: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    def ask(self, question: str, expect_text: str = "answered by") -> Any:
-        from playwright.sync_api import expect
-
-        bots = self.page.get_by_test_id("bot")
-        before = bots.count()
-        box = self.page.locator("#question").get_by_test_id("textbox")
-        box.fill(question)
-        self.page.locator("#question").get_by_test_id("submit-button").click()
-        expect(bots).to_have_count(before + 1, timeout=TIMEOUT_MS)
-        expect(bots.last).to_contain_text(expect_text, timeout=TIMEOUT_MS)
-        expect(self.page.get_by_test_id("stop-button")).to_be_hidden(timeout=TIMEOUT_MS)
-        return bots.last
-
-
-@pytest.fixture
-def page(browser: Any, ui: UIServer) -> Iterator[Page]:
-    from playwright.sync_api import expect
-
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
-    p = Page(context.new_page())
-
-    def guard(route: Any) -> None:
-        url = route.request.url
-        if url.startswith(("data:", "blob:")) or urlsplit(url).hostname in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            p.outside.append(url)
-            route.abort()
-
-    context.route("**/*", guard)
-    p.page.on("websocket", lambda ws: None if urlsplit(ws.url).hostname in ("127.0.0.1", "localhost")
-              else p.outside.append(ws.url))
-    p.page.on("pageerror", lambda exc: p.errors.append(str(exc)))
-    started = time.perf_counter()
-    p.page.goto(ui.url)
-    expect(p.page.locator("#question").get_by_test_id("textbox")).to_be_editable(timeout=TIMEOUT_MS)
-    print(f"page ready in {time.perf_counter() - started:.1f} s")
-    yield p
-    context.close()
-    assert p.outside == [], f"the page made outside requests: {p.outside}"
-
-
-def test_ask_read_sources_follow_up_and_give_feedback(page: Page, ui: UIServer) -> None:
+def test_ask_read_sources_follow_up_and_give_feedback(page: Page, browser_ui: UIServer) -> None:
     from playwright.sync_api import expect
 
     pg = page.page
-    page.ask(ALBERTA, "213,000")
-    expect(pg.locator("#chat a.cite[href='#src-1']").first).to_be_visible()
+    first = page.ask(ALBERTA, "213,000")
+    expect(first.locator("a.cite[href='#a1-src-1']").first).to_be_visible()
     sources = pg.locator("#sources")
     expect(sources).to_contain_text("Alberta Wells Dataset")
     link = sources.locator('a[href="https://arxiv.org/abs/2410.09032"]').first
@@ -150,7 +44,7 @@ def test_ask_read_sources_follow_up_and_give_feedback(page: Page, ui: UIServer) 
     pg.locator("#chat").get_by_role("button", name="Like", exact=True).last.click()
     toast = pg.get_by_text("Thanks: your feedback was saved.")
     expect(toast).to_be_visible(timeout=TIMEOUT_MS)
-    feedback = ui.home / "feedback.jsonl"
+    feedback = browser_ui.home / "feedback.jsonl"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not feedback.exists():
         time.sleep(0.2)
@@ -159,16 +53,14 @@ def test_ask_read_sources_follow_up_and_give_feedback(page: Page, ui: UIServer) 
 
     pg.get_by_role("button", name="Copy answer with references").click()
     expect(pg.locator("#copy-box textarea")).to_have_value(
-        re.compile(r"213,000.*\nReferences\n\[1\] Alberta Wells Dataset.*https://arxiv\.org/abs/2410\.09032", re.S),
+        re.compile(r"213,000.*\*\*References\*\*\n\n- \[1\] .*Alberta Wells Dataset.*arxiv\.org/abs/2410\.09032", re.S),
         timeout=TIMEOUT_MS,
     )
 
     page.ask("Who are its authors?", "Rolnick")
     expect(toast).to_be_hidden(timeout=TIMEOUT_MS)  # a clean screenshot
-    expect(pg.get_by_test_id("bot")).to_have_count(2)
-    ARTIFACTS.mkdir(exist_ok=True)
-    pg.locator("#chat").get_by_test_id("bot").first.scroll_into_view_if_needed()
-    pg.screenshot(path=str(ARTIFACTS / "ui.png"))
+    expect(page.bots).to_have_count(2)
+    page.shot("ui.png")
     assert page.errors == []
 
 
@@ -180,10 +72,10 @@ def test_untrusted_text_renders_as_text(page: Page) -> None:
     sources = pg.locator("#sources")
     expect(sources).to_contain_text('<img src=x onerror="window.__xss=1">Evil')
     expect(sources).to_contain_text("<b>Mallory</b>")
-    expect(pg.get_by_test_id("bot").last).to_contain_text("Zebra stripes reduce giraffe decoherence")
-    assert sources.locator("img, svg[onload], script, b, i").count() == 0
+    expect(page.bots.last).to_contain_text("Zebra stripes reduce giraffe decoherence")
+    assert pg.locator("#sources img, #sources svg[onload], #sources script, #sources b, #sources i").count() == 0
     assert pg.locator('a[href^="javascript" i]').count() == 0
-    assert pg.locator('[onmouseover], [onerror], [onload]').count() == 0
+    assert pg.locator("[onmouseover], [onerror], [onload]").count() == 0
 
     sources.locator('article[data-paper-id="evil-01"] button.show-abstract').click()
     expect(pg.locator("#paper")).to_contain_text("<script>window.__xss=2</script> We study", timeout=TIMEOUT_MS)
@@ -192,6 +84,76 @@ def test_untrusted_text_renders_as_text(page: Page) -> None:
     expect(pg.locator("#paper .paper-modal")).to_have_count(0, timeout=TIMEOUT_MS)
 
     page.ask('<img src=x onerror="window.__xss=8">What do zebra stripes reduce?')
-    time.sleep(0.5)  # give any injected handler a chance to run
+    expect(page.page.get_by_test_id("user").last).to_have_text('<img src=x onerror="window.__xss=8">What do zebra '
+                                                              "stripes reduce?")  # fmt: skip
     assert pg.evaluate("window.__xss") is None
     assert page.errors == []
+
+
+def _only_our_links(page: Page) -> None:
+    """No image anywhere in the chat; every link is a [n] citation or a card link from index metadata."""
+    chat = page.page.locator("#chat")
+    assert chat.locator("img, picture, video, audio, iframe, object, embed, source").count() == 0
+    for link in chat.locator("a[href]").all():
+        href, cls = link.get_attribute("href") or "", link.get_attribute("class") or ""
+        assert (cls == "cite" and re.fullmatch(r"#a\d+-src-\d+", href)) or (cls == "ext" and href in PAPER_URLS), href
+
+
+def test_markdown_and_urls_in_answers_and_abstracts_load_nothing(
+    page: Page, canary: Canary, scripted_llm: FaultServer
+) -> None:
+    from playwright.sync_api import expect
+
+    bait = canary.url
+    # the extractive backend quotes the planted abstract word for word
+    quoted = page.ask("How much carbon do kelp forests export to deep ocean sediments?", "175 teragrams")
+    expect(quoted).to_contain_text(f"![chart]({bait}/abstract.png?d=secret)")
+    _only_our_links(page)
+    page.page.locator('#sources article[data-paper-id="planted-md"] button.show-abstract').click()
+    dialog = page.page.locator("#paper")
+    expect(dialog).to_contain_text(f"[Kelp Carbon Atlas]({bait}/phish) and at {bait}/bare-abstract", timeout=TIMEOUT_MS)
+    assert dialog.locator("img, a[href]").count() == 0  # the paper has no URL in its metadata
+    page.page.keyboard.press("Escape")
+
+    # an LLM answer with an image, a link dressed as a paper, a bare URL and raw HTML, slowly streamed
+    reply = (f"Kelp forests export 175 teragrams of carbon per year [1]. See ![x]({bait}/llm.png?d=answer) and "
+             f"[Alberta Wells Dataset]({bait}/llm-phish) or {bait}/llm-bare and www.kelp-data.example/y "
+             f'<img src="{bait}/llm-img.png"> <a href="{bait}/llm-a">here</a> [1].')  # fmt: skip
+    scripted_llm.set_reply(reply, delay_s=0.03)
+    page.pick_backend("openai")
+    streaming = page.send("How much carbon do kelp forests export?")
+    expect(streaming).to_contain_text("llm-phish", timeout=TIMEOUT_MS)  # while it streams
+    _only_our_links(page)
+    expect(streaming).to_contain_text("answered by", timeout=TIMEOUT_MS)
+    page.wait_idle()
+    expect(streaming).to_contain_text(f"[Alberta Wells Dataset]({bait}/llm-phish)")
+    expect(streaming).to_contain_text(f'<img src="{bait}/llm-img.png">')
+    _only_our_links(page)
+
+    # what the reader types is shown as typed, and loads nothing either
+    page.ask(f'<img src="{bait}/typed.png"> ![t]({bait}/typed-md.png) kelp carbon?')
+    expect(page.page.get_by_test_id("user").last).to_contain_text(f'<img src="{bait}/typed.png">')
+    _only_our_links(page)
+    assert page.outside == [] and canary.hits == []
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_screenshots(browser: Any, browser_ui: UIServer, viewport: dict[str, int]) -> None:
+    """test-artifacts/ui-<w>x<h>.png after two questions (docs/ui.png is a copy of the desktop one)."""
+    from playwright.sync_api import expect
+
+    mobile = {"is_mobile": True, "has_touch": True} if viewport is PHONE else {}
+    p, ctx = open_page(browser, browser_ui, viewport, **mobile)
+    try:
+        p.ask(ALBERTA, "213,000")
+        second = p.ask("Summarize the continual learning papers", "relevant papers")
+        expect(second.locator("details.chip").first).to_be_visible()
+        if viewport is PHONE:
+            second.locator("details.chip summary").first.click()
+        else:
+            second.locator("a.cite").first.hover()
+        path = p.shot(f"ui-{viewport['width']}x{viewport['height']}.png")
+        assert path.stat().st_size > 10_000 and path.parent == ARTIFACTS
+        assert p.outside == [] and p.errors == []
+    finally:
+        ctx.close()

@@ -1,8 +1,9 @@
-"""The Gradio chat UI: `build_app(assistant, settings)` and `serve(settings, host, port, auth)`.
+"""The Gradio chat UI: `build_app(assistant, settings)` and `serve(settings, host, port, auth, auth_file)`.
 
-The only module that imports gradio. It calls the Assistant (opened by ui.startup) with the form values read by
-ui.form_inputs and renders with ui.render; it holds no retrieval or prompt logic, and no conversation outside the
-per-session gr.State / chat history.
+The only module that imports gradio: layout and event wiring. What the events do lives in gradio-free modules:
+ui.chat_flow (answers as they stream), ui.session (start, retry, undo, exports), ui.form_inputs (what a visitor
+may pick), ui.message / ui.cards / ui.page (HTML), ui.auth (login). No conversation is kept outside the
+per-session gr.State and chat history.
 """
 
 from __future__ import annotations
@@ -10,278 +11,240 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 import threading
-import traceback
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # before gradio is imported
 
 import gradio as gr  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
 
 from rag.answer.assistant import Assistant  # noqa: E402
-from rag.errors import ConfigError, RagError  # noqa: E402
-from rag.settings import LLM_CHOICES, Settings  # noqa: E402
-from rag.types import AnswerEvent, DeltaEvent, SourcesEvent  # noqa: E402
-from ui import render  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+from ui import session  # noqa: E402
+from ui.auth import LOGIN_ATTEMPTS, LOGIN_BACKOFF_S, LoginGuard, parse_auth, resolve_auth  # noqa: E402, F401
+from ui.cards import render_empty, render_panel  # noqa: E402
+from ui.chat_flow import GENERIC_ERROR, api_updates, chat_updates, stop_turn  # noqa: E402, F401
 from ui.feedback import record_feedback  # noqa: E402
-from ui.form_inputs import chat_history, search_filters  # noqa: E402
-from ui.render import CSS, PAPER_JS, SOURCES_JS  # noqa: E402
-from ui.startup import open_ui_assistant  # noqa: E402
+from ui.form_inputs import capped_k, describe_filters, offered, read_options  # noqa: E402
+from ui.message import View  # noqa: E402
+from ui.page import render_filter_chip, render_header, render_library  # noqa: E402
+from ui.startup import index_info, open_ui_assistant  # noqa: E402
+from ui.turns import turns_of  # noqa: E402
 
 EXAMPLES = [
     "How many wells are in the Alberta dataset?",
     "Summarize the continual learning papers",
     "Which paper evaluates AI agents replicating ICML papers?",
 ]
-GENERIC_ERROR = "Something went wrong while answering; the details are in the server log."
 THEME = gr.themes.Default(  # system fonts only: the page makes no outside request
     primary_hue="indigo",
     neutral_hue="slate",
     font=["Inter", "ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "sans-serif"],
     font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
 )
-_KEPT_ANSWERS = 50  # per session, for feedback and copying
-
-
-def _paper_count(assistant: Assistant) -> int | None:
-    try:
-        return len({str(m.get("paper_id")) for _, m in assistant.retriever.store.iter_metadata()})
-    except Exception:  # the header is cosmetic; never fail start-up on it
-        return None
-
-
-def _liked_record(state: dict[str, Any] | None, data: gr.LikeData) -> dict[str, Any] | None:
-    answers: dict[str, dict[str, Any]] = (state or {}).get("answers") or {}
-    index = data.index[0] if isinstance(data.index, (list, tuple)) else data.index
-    value = data.value
-    if isinstance(value, dict):
-        value = value.get("value") or value.get("content") or value.get("text")
-    rec = answers.get(str(index))
-    if rec is not None and (not isinstance(value, str) or value == rec["html"]):
-        return rec
-    return next((r for r in answers.values() if r["html"] == value), rec)
+_STATIC = Path(__file__).parent / "static"
+CSS, SOURCES_JS, PAPER_JS, LIBRARY_JS, CHIP_JS, COPY_JS = (
+    (_STATIC / name).read_text(encoding="utf-8")
+    for name in ("app.css", "sources.js", "paper.js", "library.js", "chip.js", "copy.js")
+)
+PRIVATE: dict[str, Any] = {"api_visibility": "private"}
 
 
 def make_respond(assistant: Assistant, settings: Settings) -> Any:
-    """The chat function (named `respond`, hence the API endpoint /respond): streams raw deltas, then the
-    verified answer; yields (message HTML, sources HTML, session state). Errors become one ⚠ message."""
-    max_k = min(settings.ui.ui_max_k, settings.retrieval.max_k)
-    default_k = min(settings.retrieval.k, max_k)
+    """The `/respond` API (gradio_client): streams the message HTML; returns (message, sources panel)."""
+    view = View(settings.retrieval.min_relevance)
+    choices = offered(settings, assistant.chats.unavailable)
 
     def respond(
-        message: str,
-        history: list[dict[str, Any]],
-        backend: str,
-        model: str,
-        k: float,
-        year_min: Any,
-        year_max: Any,
-        venue: str,
-        author: str,
-        summary: bool,
-        state: dict[str, Any] | None,
-    ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        state = dict(state or {})
-        sources_html = render.render_sources_empty("Searching the index…")
-        text = ""
-        try:
-            kk = max(1, min(int(k or default_k), max_k))
-            events = assistant.ask_stream(
-                message,
-                chat_history(history),
-                llm=backend or None,
-                model=(model or "").strip() or None,
-                k=None if kk == settings.retrieval.k else kk,
-                filters=search_filters(year_min, year_max, venue, author),
-                summary=True if summary else None,
-            )
-            for event in events:
-                if isinstance(event, SourcesEvent):
-                    sources_html = render.render_retrieved(event.hits)
-                    pending = f"Reading {len(event.hits)} paper{'s' if len(event.hits) != 1 else ''}…"
-                    yield f'<span class="pending">{pending}</span>', sources_html, state
-                elif isinstance(event, DeltaEvent):
-                    text += event.text
-                    yield render.render_stream(text), sources_html, state
-                elif isinstance(event, AnswerEvent):
-                    a = event.answer
-                    html = render.render_answer(a)
-                    answers = dict(state.get("answers") or {})
-                    answers[str(len(history or []) + 1)] = {
-                        "question": message,
-                        "text": a.text,
-                        "backend": a.backend,
-                        "html": html,
-                        "cited_ids": [c.paper_id for c in a.citations],
-                        "copy": render.answer_with_references(a),
-                    }
-                    state["answers"] = dict(list(answers.items())[-_KEPT_ANSWERS:])
-                    yield html, render.render_sources(a), state
-        except RagError as exc:
-            yield render.render_error(str(exc)), render.render_sources_empty("No sources for this message."), state
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-            yield render.render_error(GENERIC_ERROR), render.render_sources_empty("No sources for this message."), state
+        message: str, history: list[Any], backend: str, model: str, k: float, year_min: Any, year_max: Any,
+        venue: str, author: str, summary: bool, state: dict[str, Any] | None,
+    ) -> Iterator[tuple[str, list[Any], str, dict[str, Any]]]:  # fmt: skip
+        form = (backend, model, k, year_min, year_max, venue, author, summary)
+        options = lambda: read_options(choices, settings.retrieval.k, *form)  # noqa: E731
+        for html, hist, st, turn in api_updates(assistant, view, message, history, state, options):
+            yield html, hist, render_panel([turn], view.min_relevance), st
 
     return respond
 
 
 def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
-    def show_paper(evt: gr.EventData) -> str:
-        paper_id = str((getattr(evt, "_data", None) or {}).get("paper_id") or "")[:256]
-        if not paper_id:
-            return ""
-        try:
-            return render.render_paper(assistant.retriever.paper(paper_id), paper_id)
-        except RagError as exc:
-            return render.render_paper(None, f"{paper_id} ({exc})")
+    view = View(settings.retrieval.min_relevance)
+    choices = offered(settings, assistant.chats.unavailable)
+    info, papers = index_info(assistant, settings)
+    retriever = assistant.retriever
+
+    def panel(state: dict[str, Any] | None) -> str:
+        return render_panel(turns_of(state), view.min_relevance)
+
+    def chat_turn(history: list[Any], state: dict[str, Any], *form: Any) -> Iterator[tuple[Any, str, Any]]:
+        options = lambda: read_options(choices, settings.retrieval.k, *form)  # noqa: E731
+        for hist, st in chat_updates(assistant, view, history, state, options):
+            yield hist, panel(st), st
+
+    def begin(message: str, history: list[Any], state: dict[str, Any] | None) -> tuple[Any, Any, Any]:
+        history, state = session.start(message, history, state)
+        box = gr.Textbox(value="", interactive=False, submit_btn=False, stop_btn=True) if state["ask"] else message
+        return box, history, state
+
+    def example(evt: gr.SelectData, history: list[Any], state: dict[str, Any] | None) -> tuple[Any, Any, Any]:
+        value = evt.value.get("text") if isinstance(evt.value, dict) else evt.value
+        return begin(str(value or ""), history, state)
+
+    def retry(history: list[Any], state: dict[str, Any] | None) -> tuple[Any, ...]:
+        history, state = session.retry(history, state)
+        box = gr.Textbox(interactive=False, submit_btn=False, stop_btn=True)
+        return box, history, panel(state), state, gr.update(value="", visible=False)
+
+    def undo(history: list[Any], state: dict[str, Any] | None) -> tuple[Any, ...]:
+        history, state, question = session.undo(history, state)
+        return question, history, panel(state), state, gr.update(value="", visible=False), gr.update(visible=False)
+
+    def stop(history: list[Any], state: dict[str, Any]) -> tuple[Any, ...]:
+        history, state = stop_turn(history, state, view)
+        return history, panel(state), state, gr.Textbox(interactive=True, submit_btn=True, stop_btn=False)
+
+    def show_paper(evt: gr.EventData, state: dict[str, Any] | None = None) -> str:
+        return session.paper_dialog(retriever.paper, state, getattr(evt, "_data", None) or {})
 
     def on_like(data: gr.LikeData, state: dict[str, Any] | None) -> None:
-        rec = _liked_record(state, data)
-        if rec is None or data.liked is None or data.liked == "":
+        turn = session.liked_turn(state, data.value)
+        if turn is None or turn.answer is None or data.liked is None or data.liked == "":
             return
         liked = data.liked is True or (isinstance(data.liked, str) and data.liked.lower() == "like")
-        record_feedback(settings.home, rec["question"], rec["text"], liked, rec["backend"], rec["cited_ids"])
+        a = turn.answer
+        record_feedback(settings.home, turn.question, a.text, liked, a.backend, [c.paper_id for c in a.citations])
         gr.Info("Thanks: your feedback was saved.", duration=3)
 
-    def copy_answer(state: dict[str, Any] | None) -> Any:
-        answers: dict[str, dict[str, Any]] = (state or {}).get("answers") or {}
-        if not answers:
-            return gr.update(value="Ask a question first: there is no answer to copy yet.", visible=True)
-        return gr.update(value=answers[max(answers, key=int)]["copy"], visible=True)
+    def export(state: dict[str, Any] | None) -> tuple[Any, Any]:
+        text = session.export_markdown(state)
+        path = Path(tempfile.mkdtemp(prefix="rag-ui-")) / "conversation.md"
+        path.write_text(text, encoding="utf-8")
+        box = gr.update(value=text, visible=True, label="Conversation as Markdown")
+        return box, gr.update(value=str(path), visible=True)
 
-    papers = _paper_count(assistant)
-    auto = f"auto = an OpenAI-compatible endpoint if configured, else extractive (now: {assistant.backend_for('auto')})"
+    def chip(*values: Any) -> str:
+        return render_filter_chip(*describe_filters(*values))
+
+    now = assistant.backend_for("auto")
+    backend_labels = [(f"auto (now {now})" if b == "auto" else b, b) for b in choices.backends]
     with gr.Blocks(title="Paper QA: cited answers from research abstracts") as demo:
-        state = gr.State({})
-        gr.HTML(render.render_header(papers, assistant.retriever.stale), elem_id="header")
-        sources = gr.HTML(
-            render.render_sources_empty(),
-            elem_id="sources",
-            render=False,
-            js_on_load=SOURCES_JS,
-            apply_default_css=False,
-        )
-        with gr.Accordion("Settings", open=False, render=False, elem_id="settings") as settings_box:
-            with gr.Row():
-                backend = gr.Dropdown(list(LLM_CHOICES), value=settings.answer.llm, label="Answer backend", info=auto)
-                model = gr.Textbox(
-                    settings.endpoint.model,
-                    label="Model name",
-                    placeholder="the endpoint's default",
-                    info="for the openai backend",
-                )
-            max_k = min(settings.ui.ui_max_k, settings.retrieval.max_k)
-            k = gr.Slider(
-                1,
-                max_k,
-                value=min(settings.retrieval.k, max_k),
-                step=1,
-                label="Number of sources",
-                info=f"at the default ({settings.retrieval.k}) summaries use twice as many",
-            )
+        state, api_history = gr.State({}), gr.State([])
+        with gr.Sidebar(label="Settings", open=False, elem_id="settings", width=340):
+            gr.HTML('<h2 class="drawer-title">Settings</h2>', apply_default_css=False)
+            hidden = f"Not offered here: {choices.hidden_line()}." if choices.hidden else None
+            backend = gr.Dropdown(backend_labels, value=choices.backends[0], label="Answer backend", info=hidden,
+                                  interactive=len(choices.backends) > 1, elem_id="backend")  # fmt: skip
+            model = gr.Dropdown([(m or "the endpoint's default", m) for m in choices.models], value=choices.models[0],
+                                label="Model (openai backend)", interactive=len(choices.models) > 1, elem_id="model")
+            k_info = f"1 to {choices.max_k}; at the default ({settings.retrieval.k}) summaries use twice as many"
+            k = gr.Number(choices.default_k, label="Number of sources", precision=0, info=k_info, elem_id="k")
             with gr.Row():
                 year_min = gr.Textbox("", label="Year from", placeholder="any, e.g. 2023", min_width=120)
                 year_max = gr.Textbox("", label="Year to", placeholder="any", min_width=120)
+            with gr.Row():
                 venue = gr.Textbox("", label="Venue contains", placeholder="e.g. ICML", min_width=120)
                 author = gr.Textbox("", label="Author contains", placeholder="e.g. Rolnick", min_width=120)
-            summary = gr.Checkbox(
-                False,
-                label="Summarize (one line per paper)",
-                info="Off: summary mode only when the question asks for one",
-            )
-        inputs: list[Any] = [backend, model, k, year_min, year_max, venue, author, summary, state]
+            summary = gr.Checkbox(False, label="Summarize (one line per paper)",
+                                  info="Off: summary mode only when the question asks for one")  # fmt: skip
+        gr.HTML(render_header(info), elem_id="header", apply_default_css=False)
+        form: list[Any] = [backend, model, k, year_min, year_max, venue, author, summary]
         with gr.Row(equal_height=False, elem_id="main-row"):
-            with gr.Column(scale=3, min_width=420):
+            with gr.Column(scale=3, min_width=340, elem_id="chat-col"):
                 chatbot = gr.Chatbot(
-                    elem_id="chat",
-                    height=580,
-                    show_label=False,
-                    render=False,
-                    buttons=["copy", "copy_all"],
-                    placeholder="**Ask a question about the indexed papers.**<br>Answers cite their sources as [n].",
-                )
-                gr.ChatInterface(
-                    make_respond(assistant, settings),
-                    chatbot=chatbot,
-                    additional_inputs=inputs,
-                    additional_outputs=[sources, state],
-                    examples=[[q] for q in EXAMPLES],
-                    textbox=gr.Textbox(
-                        placeholder="Ask about the papers, e.g. which datasets are introduced?",
-                        show_label=False,
-                        scale=7,
-                        autofocus=True,
-                        submit_btn=True,
-                        stop_btn=True,
-                        elem_id="question",
-                    ),
-                    flagging_mode="never",
-                    fill_height=False,
-                    autofocus=True,
-                    api_name="respond",
-                )
-                settings_box.render()
+                    elem_id="chat", label="Conversation", show_label=False, height="calc(100dvh - 310px)",
+                    min_height=360, render_markdown=False, latex_delimiters=[], buttons=[],
+                    examples=[{"text": q} for q in EXAMPLES], autoscroll=True,
+                    placeholder="<b>Ask a question about the indexed papers.</b><br>Answers cite their sources as [n].",
+                )  # fmt: skip
+                filter_chip = gr.HTML("", elem_id="filter-chip", js_on_load=CHIP_JS, apply_default_css=False)
+                textbox = gr.Textbox(
+                    label="Ask a question about the papers", show_label=False, elem_id="question", autofocus=True,
+                    placeholder="Ask about the papers, e.g. which datasets are introduced?", lines=1, max_lines=6,
+                    submit_btn=True, stop_btn=True,
+                )  # fmt: skip
+                textbox.stop_btn = False  # shown while an answer streams (the stop button cancels it)
                 with gr.Row(elem_id="answer-tools"):
-                    copy_btn = gr.Button(
-                        "Copy answer with references", size="sm", variant="secondary", scale=0, min_width=240
-                    )
-                copy_box = gr.Textbox(
-                    label="Answer with references",
-                    lines=8,
-                    max_lines=20,
-                    visible=False,
-                    interactive=False,
-                    buttons=["copy"],
-                    elem_id="copy-box",
-                )
-            with gr.Column(scale=2, min_width=340, elem_id="sources-col"):
-                sources.render()
+                    copy_btn = gr.Button("Copy answer with references", size="sm", variant="secondary", scale=0)
+                    export_btn = gr.Button("Export conversation", size="sm", variant="secondary", scale=0)
+                    bib_btn = gr.Button("Copy BibTeX of cited papers", size="sm", variant="secondary", scale=0)
+                out_box = gr.Textbox(label="Answer with references", lines=8, max_lines=20, visible=False,
+                                     interactive=False, buttons=["copy"], elem_id="copy-box")  # fmt: skip
+                out_file = gr.File(label="Download", visible=False, interactive=False, elem_id="export-file")
+            with gr.Column(scale=2, min_width=320, elem_id="side-col"), gr.Tabs(elem_id="side-tabs"):
+                with gr.Tab("Sources", id="sources-tab", elem_id="sources-tab"):
+                    sources = gr.HTML(render_empty(), elem_id="sources", js_on_load=SOURCES_JS, apply_default_css=False)
+                with gr.Tab(f"Library ({info.papers if info.papers is not None else '?'})", elem_id="library-tab"):
+                    library = gr.HTML(render_library(papers, info.papers), elem_id="library", js_on_load=LIBRARY_JS,
+                                      apply_default_css=False)  # fmt: skip
         paper = gr.HTML("", elem_id="paper", js_on_load=PAPER_JS, apply_default_css=False)
+        api_message, api_answer, api_sources = gr.Textbox(visible=False), gr.HTML(visible=False), gr.HTML(visible=False)
+        api_button = gr.Button(visible=False)
 
-        sources.click(show_paper, outputs=paper, api_visibility="private")
-        paper.click(lambda: "", outputs=paper, api_visibility="private")
-        chatbot.like(on_like, inputs=state, api_visibility="private")
-        chatbot.clear(lambda: (render.render_sources_empty(), {}), outputs=[sources, state], api_visibility="private")
-        copy_btn.click(copy_answer, inputs=state, outputs=copy_box, api_visibility="private").then(
-            None, inputs=copy_box, js="(t) => { try { navigator.clipboard.writeText(t); } catch (e) {} return []; }"
-        )
+        def answering(trigger: Any) -> Any:
+            run = trigger.then(chat_turn, [chatbot, state, *form], [chatbot, sources, state], show_progress="hidden",
+                               **PRIVATE)  # fmt: skip
+            run.then(lambda: gr.Textbox(interactive=True, submit_btn=True, stop_btn=False), None, textbox, **PRIVATE)
+            return run
+
+        asked = answering(textbox.submit(begin, [textbox, chatbot, state], [textbox, chatbot, state], queue=False,
+                                         **PRIVATE))  # fmt: skip
+        picked = answering(chatbot.example_select(example, [chatbot, state], [textbox, chatbot, state], **PRIVATE))
+        retried = answering(chatbot.retry(retry, [chatbot, state], [textbox, chatbot, sources, state, out_box],
+                                          queue=False, **PRIVATE))  # fmt: skip
+        textbox.stop(None, None, None, cancels=[asked, picked, retried], queue=False, **PRIVATE).then(
+            stop, [chatbot, state], [chatbot, sources, state, textbox], queue=False, **PRIVATE)  # after the cancel
+        chatbot.undo(undo, [chatbot, state], [textbox, chatbot, sources, state, out_box, out_file], queue=False,
+                     **PRIVATE)  # fmt: skip
+        chatbot.clear(lambda: ([], render_empty(), {}, gr.update(value="", visible=False), gr.update(visible=False)),
+                      None, [chatbot, sources, state, out_box, out_file], queue=False, **PRIVATE)  # fmt: skip
+        chatbot.like(on_like, inputs=state, **PRIVATE)
+        sources.click(show_paper, inputs=state, outputs=paper, **PRIVATE)
+        library.click(show_paper, inputs=state, outputs=paper, **PRIVATE)
+        paper.click(lambda: "", outputs=paper, **PRIVATE)
+        for typed in (k.blur, k.submit):  # a number beyond the limit is shown capped, not silently changed
+            typed(lambda v: gr.Number(value=capped_k(v, choices)[0], info=capped_k(v, choices)[1] or k_info), k, k,
+                  queue=False, **PRIVATE)  # fmt: skip
+        filters = [year_min, year_max, venue, author]
+        gr.on([f.change for f in filters], chip, filters, filter_chip, queue=False, **PRIVATE)
+        filter_chip.click(lambda: ("", "", "", ""), None, filters, queue=False, **PRIVATE)
+        copy_btn.click(lambda s: gr.update(value=session.latest_copy(s, view), visible=True,
+                                           label="Answer with references (Markdown)"), state, out_box, **PRIVATE
+                       ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
+        bib_btn.click(lambda s: gr.update(value=session.cited_bibtex(s, retriever.paper), visible=True,
+                                          label="BibTeX of the cited papers"), state, out_box, **PRIVATE
+                      ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
+        export_btn.click(export, state, [out_box, out_file], **PRIVATE)
+        api_button.click(make_respond(assistant, settings), [api_message, api_history, *form, state],
+                         [api_answer, api_history, api_sources, state], api_name="respond")  # fmt: skip
     return demo
 
 
 # -- serve --------------------------------------------------------------------------------------
-def parse_auth(auth: str | None) -> tuple[str, str] | None:
-    if not auth:
-        return None
-    user, sep, password = auth.partition(":")
-    if not sep or not user or not password:
-        raise ConfigError("--auth / RAG_UI_AUTH expects USER:PASSWORD")
-    return user, password
-
-
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: str | None = None) -> int:
+def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: str | None = None,
+          auth_file: str | None = None) -> int:  # fmt: skip
     """Open (or first build) the index, then serve the UI until interrupted. Returns the exit code."""
-    credentials = parse_auth(auth or os.environ.get("RAG_UI_AUTH"))
+    credentials, warnings = resolve_auth(auth, auth_file)
+    for warning in warnings:
+        print(warning, file=sys.stderr, flush=True)
     assistant = open_ui_assistant(settings)
+    guard = Middleware(LoginGuard, attempts=LOGIN_ATTEMPTS, backoff_s=LOGIN_BACKOFF_S)
     try:
         demo = build_app(assistant, settings)
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _raise_interrupt)  # terminate = Ctrl-C: close the local LLM too
         demo.queue(default_concurrency_limit=settings.ui.ui_concurrency).launch(
-            server_name=host,
-            server_port=port,
-            auth=credentials,
-            auth_message="Paper QA: please log in.",
-            theme=THEME,
-            css=CSS,
-            footer_links=["api", "settings"],
-            show_error=False,
-        )
+            server_name=host, server_port=port, auth=credentials, auth_message="Paper QA: please log in.",
+            theme=THEME, css=CSS, footer_links=["api", "settings"], show_error=False, ssr_mode=False,
+            app_kwargs={"middleware": [guard]},
+        )  # fmt: skip
     except OSError as exc:
         print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)
         return 2

@@ -78,6 +78,10 @@ class ChatProvider(Protocol):
 
     def chat(self, backend: str, model: str | None) -> ChatModel: ...
 
+    def unavailable(self, backend: str) -> str | None:
+        """Why `backend` cannot answer here, in one line (None: it can). The UI offers only usable backends."""
+        ...
+
     def capable(self, chat: ChatModel) -> bool:
         """Strong enough to check claims (`verify = "auto"`): an endpoint or a model file of the user's, not the
         packaged SmolLM2-135M."""

@@ -161,7 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=7860)
-    p.add_argument("--auth", metavar="USER:PASSWORD", help="require a login (also RAG_UI_AUTH)")
+    p.add_argument("--auth-file", metavar="FILE", help="require a login: USER:PASSWORD read from FILE (chmod 600)")
+    p.add_argument("--auth", metavar="USER:PASSWORD",
+                   help="require a login; visible in `ps`: prefer RAG_UI_AUTH or --auth-file")  # fmt: skip
     _llm(p)
     _common(p)
     return parser
@@ -230,7 +232,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "ui":
         from ui.app import serve
 
-        return serve(settings, host=args.host, port=args.port, auth=args.auth)
+        return serve(settings, host=args.host, port=args.port, auth=args.auth, auth_file=args.auth_file)
     return 2
 
 

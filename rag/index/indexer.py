@@ -176,7 +176,8 @@ def build_index(
             local.docs.abort()
         raise
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
-    target.update_info(lexical_fingerprint=fingerprint)
+    # indexed_at: when the index last changed, for the UI's "what is indexed" line
+    target.update_info(lexical_fingerprint=fingerprint, indexed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     if rebuild:
         live.drop()
         target.rename(layout.collection)

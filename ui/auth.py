@@ -1,0 +1,137 @@
+"""The UI's login: where the password comes from, and a guard in front of gradio's routes. No gradio here.
+
+- The password stays out of `ps`: read it from RAG_UI_AUTH or a file (`--auth-file`); `--auth USER:PASSWORD` on
+  the command line still works but warns.
+- LoginGuard (an ASGI middleware) pauses a client after `attempts` failed logins: further tries get 429 with
+  Retry-After for `backoff_s`, doubling with each failure after that; a successful login resets the count. It
+  also refuses gradio's /gradio_api/cancel and /gradio_api/reset without a login, which gradio leaves open.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from rag.errors import ConfigError
+
+CLI_WARNING = ("warning: --auth puts the password in the process list (ps); "
+               "use RAG_UI_AUTH or --auth-file FILE instead")  # fmt: skip
+PROTECTED = ("/gradio_api/cancel", "/gradio_api/reset")
+LOGIN_ATTEMPTS, LOGIN_BACKOFF_S = 5, 30.0  # failed logins per client before a pause; the first pause (then doubling)
+MAX_PAUSE_S = 3600.0
+Scope = MutableMapping[str, Any]
+ASGI = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+def parse_auth(auth: str | None) -> tuple[str, str] | None:
+    if not auth:
+        return None
+    user, sep, password = auth.partition(":")
+    if not sep or not user or not password:
+        raise ConfigError("--auth / --auth-file / RAG_UI_AUTH expects USER:PASSWORD")
+    return user, password
+
+
+def read_auth_file(path: str) -> tuple[tuple[str, str] | None, list[str]]:
+    p = Path(path).expanduser()
+    try:
+        line = next((ln.strip() for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()), "")
+        mode = p.stat().st_mode
+    except OSError as exc:
+        raise ConfigError(f"--auth-file {path}: {exc.strerror or exc}") from None
+    if not line:
+        raise ConfigError(f"--auth-file {path} is empty; write USER:PASSWORD in it")
+    warnings = [f"warning: {path} can be read by other users; chmod 600 it"] if mode & 0o077 else []
+    return parse_auth(line), warnings
+
+
+def resolve_auth(
+    cli: str | None, auth_file: str | None, env: Mapping[str, str] | None = None
+) -> tuple[tuple[str, str] | None, list[str]]:
+    """(user, password) from --auth-file, --auth or RAG_UI_AUTH (in that order), and the warnings to print."""
+    env = os.environ if env is None else env
+    if auth_file:
+        return read_auth_file(auth_file)
+    if cli:
+        return parse_auth(cli), [CLI_WARNING]
+    return parse_auth(env.get("RAG_UI_AUTH")), []
+
+
+class LoginGuard:
+    """ASGI middleware: failed-login pauses per client, and login required for cancel/reset."""
+
+    def __init__(self, app: ASGI, attempts: int = 5, backoff_s: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+        self.app, self.attempts, self.backoff_s, self.clock = app, attempts, backoff_s, clock
+        self.failures: dict[str, int] = {}
+        self.paused_until: dict[str, float] = {}
+
+    async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        path = str(scope.get("path") or "").rstrip("/")
+        if path in PROTECTED and _auth_on(scope) and not _logged_in(scope):
+            await _reply(send, 401, {"detail": "Not authenticated"})
+            return
+        if path.endswith("/login") and scope.get("method") == "POST":
+            await self._login(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _login(self, scope: Scope, receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        client = str((scope.get("client") or ("?", 0))[0])
+        wait = self.paused_until.get(client, 0.0) - self.clock()
+        if wait > 0:
+            await _reply(send, 429, {"detail": f"too many failed logins; try again in {wait:.0f} s"},
+                         {"retry-after": str(max(1, round(wait)))})  # fmt: skip
+            return
+        status: list[int] = []
+
+        async def watch(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                status.append(int(message.get("status", 0)))
+            await send(message)
+
+        await self.app(scope, receive, watch)
+        if status and status[0] < 300:
+            self.failures.pop(client, None)
+            self.paused_until.pop(client, None)
+        elif status and status[0] in (400, 401, 403):
+            n = self.failures[client] = self.failures.get(client, 0) + 1
+            if n >= self.attempts:
+                self.paused_until[client] = self.clock() + min(MAX_PAUSE_S, self.backoff_s * 2 ** (n - self.attempts))
+            if len(self.failures) > 10_000:  # a flood of addresses: forget the oldest
+                for key in list(self.failures)[:1000]:
+                    self.failures.pop(key, None)
+                    self.paused_until.pop(key, None)
+
+
+def _auth_on(scope: Scope) -> bool:
+    app = scope.get("app")
+    return getattr(app, "auth", None) is not None or getattr(app, "auth_dependency", None) is not None
+
+
+def _logged_in(scope: Scope) -> bool:
+    app = scope.get("app")
+    tokens, cookie_id = getattr(app, "tokens", {}) or {}, getattr(app, "cookie_id", "")
+    cookies: dict[str, str] = {}
+    for name, value in scope.get("headers") or []:
+        if name == b"cookie":
+            for part in value.decode("latin-1").split(";"):
+                key, _, val = part.strip().partition("=")
+                cookies[key] = val
+    token = cookies.get(f"access-token-{cookie_id}") or cookies.get(f"access-token-unsecure-{cookie_id}")
+    return bool(token) and token in tokens
+
+
+async def _reply(send: Any, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
+    data = json.dumps(body).encode()
+    head = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    head += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": data})

@@ -1,0 +1,71 @@
+"""Small HTML helpers every renderer uses: escaping, safe links, a paper's byline. No gradio here.
+
+Every piece of text from a paper, a question or an answer goes through `esc` (or `txt`, which also cleans
+LaTeX leftovers for reading) before it is put into HTML, and a URL becomes a link only when it is absolute
+http or https. No text is ever handed to a Markdown renderer: the chat renders our HTML as it is.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from rag.types import Paper
+from ui.display import readable
+
+MAX_AUTHORS = 6
+
+
+def esc(text: object) -> str:
+    """HTML-escape anything (None -> "") so it renders as text, quotes included."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def txt(text: object) -> str:
+    """Escaped and cleaned for reading (`10\\%` -> `10%`)."""
+    return esc(readable("" if text is None else str(text)))
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL, escaped for an attribute, when it is an absolute http(s) URL; else None."""
+    if not url:
+        return None
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c in url for c in "\r\n\t "):
+        return None
+    return esc(url)
+
+
+def ext_link(url: str | None, label: str, cls: str = "ext") -> str:
+    href = safe_url(url)
+    if href is None:
+        return ""
+    return f'<a class="{cls}" href="{href}" target="_blank" rel="noopener noreferrer">{esc(label)}</a>'
+
+
+def paper_links(paper: Paper) -> str:
+    return " ".join(x for x in (ext_link(paper.url, "Paper ↗"), ext_link(paper.code_url, "Code ↗")) if x)
+
+
+def authors_line(authors: Sequence[str]) -> str:
+    names = list(authors)
+    text = ", ".join(names[:MAX_AUTHORS])
+    return text + (" et al." if len(names) > MAX_AUTHORS else "")
+
+
+def venue_year(paper: Paper) -> str:
+    """ "ICML 2025" (not "ICML 2025 · 2025"), "NeurIPS · 2024", "2024" or ""."""
+    venue, year = (paper.venue or "").strip(), str(paper.year) if paper.year else ""
+    if venue and year and year in venue:
+        return venue
+    return " · ".join(x for x in (venue, year) if x)
+
+
+def paper_meta(paper: Paper) -> str:
+    """ "Authors · Venue Year", escaped."""
+    return " · ".join(txt(p) for p in (authors_line(paper.authors), venue_year(paper)) if p)
