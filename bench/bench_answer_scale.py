@@ -9,12 +9,15 @@ query vector the search computed: it embeds nothing more) and `on demand` (the s
 the cache is emptied before each question, as an index without them, or a first visit to those papers, would
 behave). Start-up and the first answer are outside the timings. Reports p50/p95 and the CPU time per answer
 (process time, both cores count), and the build time with and without sentence vectors at the smallest size.
-Writes bench/results/answer_scale.json. `--keep DIR` keeps the indexes for a rerun.
+Writes bench/results/answer_scale.json. `--keep DIR` keeps the indexes for a rerun, which reuses them and reports
+the build time (and load average) recorded when each was built.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -39,14 +42,21 @@ def _ask(assistant, question: str, stored: bool) -> tuple[float, float, int]:
         assistant.retriever.sentence_vectors = real
 
 
-def build(home: Path, corpus: Path, model, sentence_vectors: bool = True) -> float:
+def build(home: Path, corpus: Path, model, sentence_vectors: bool = True) -> dict:
+    """Index `corpus` into `home`: its build time and the load average when it started. A home kept by an
+    earlier `--keep` run is reused, and reports the figures recorded when it was built."""
     from rag.factory import build_index
     from rag.settings import load_settings
 
+    record = home / "bench_build.json"
+    if record.exists():
+        return {**json.loads(record.read_text()), "reused": True}
     settings = load_settings(env={}, home=home, llm="extractive", sentence_vectors=sentence_vectors)
-    t = time.perf_counter()
+    load, t = os.getloadavg()[0], time.perf_counter()
     build_index(settings, [corpus], embedder=model)
-    return time.perf_counter() - t
+    out = {"build_s": time.perf_counter() - t, "load_avg_at_build": load}
+    record.write_text(json.dumps(out))
+    return out
 
 
 def measure(home: Path, model, questions: list[str]) -> dict:
@@ -90,13 +100,13 @@ def main() -> None:
         root.mkdir(parents=True, exist_ok=True)
         full = common.write_corpus(root / f"corpus-{max(sizes)}.jsonl", max(sizes))
         for n in sizes:
-            corpus = common.write_prefix(full, root / f"corpus-{n}.jsonl", n)
+            corpus = full if n == max(sizes) else common.write_prefix(full, root / f"corpus-{n}.jsonl", n)
             home = root / f"home-{n}"
-            seconds = build(home, corpus, model)
-            row = {"build_s": seconds, **measure(home, model, questions)}
+            built = build(home, corpus, model)
+            row = {**built, **measure(home, model, questions)}
             if n == min(sizes):  # what the sentence vectors cost at index time, side by side
-                plain = build(root / f"plain-{n}", corpus, model, sentence_vectors=False)
-                again = build(root / f"again-{n}", corpus, model)
+                plain = build(root / f"plain-{n}", corpus, model, sentence_vectors=False)["build_s"]
+                again = build(root / f"again-{n}", corpus, model)["build_s"]
                 row["build_without_sentence_vectors_s"] = plain
                 row["build_with_sentence_vectors_s"] = again
                 row["build_ratio_with_over_without"] = again / plain

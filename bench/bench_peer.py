@@ -8,7 +8,8 @@ Both sides get the same chunks (LangChain's RecursiveCharacterTextSplitter with 
 320/32 tokens; checked equal to ours), the same embedded text (title + chunk), the same embedding model instance
 (rag.embedding.MiniLMEmbedder, wrapped in a langchain `Embeddings`, same length-sorted batches as the indexer)
 and the same embedded Chroma (`Chroma(client=PersistentClient(...), ...)`, cosine space). Model loading is outside
-every timing. Ours: rag.build_index (+ BM25) and hybrid Retriever.search(q, 5); LangChain: add_texts
+every timing. Ours: rag.build_index (+ BM25, + the sentence vectors answers use; also timed without them) and
+hybrid Retriever.search(q, 5), its query-vector memory emptied before each search; LangChain: add_texts
 and similarity_search_with_score(q, 5); LlamaIndex: VectorStoreIndex over a ChromaVectorStore built from TextNodes of
 the same text (metadata excluded from the embedded text) and index.as_retriever(similarity_top_k=5). Queries
 alternate between the sides. recall@5: share of gold paper ids
@@ -147,13 +148,13 @@ def _lc_hybrid(corpus: Path, settings, lc_store):
     return EnsembleRetriever(retrievers=[bm25, dense], weights=[0.5, 0.5]), seconds
 
 
-def index_ours(corpus: Path, home: str, model):
+def index_ours(corpus: Path, home: str, model, sentence_vectors: bool = True):
     from rag.corpus import read_papers
     from rag.factory import build_index
     from rag.index.chunking import chunk_paper, embed_text
     from rag.settings import load_settings
 
-    settings = load_settings(env={}, home=home, llm="extractive")
+    settings = load_settings(env={}, home=home, llm="extractive", sentence_vectors=sentence_vectors)
     t = time.perf_counter()
     build_index(settings, [corpus], embedder=model)
     seconds = time.perf_counter() - t
@@ -175,13 +176,15 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
 
     settings = load_settings(env={})
     embeddings = _lc_embeddings(model, settings.index.embed_batch_size)
-    ours_s, lc_s, li_s = [], [], []
+    ours_s, plain_s, lc_s, li_s = [], [], [], []
     for run in range(runs):
-        order = ("ours", "lc", "li")[run % 3 :] + ("ours", "lc", "li")[: run % 3]
+        order = ("ours", "lc", "li", "plain")[run % 4 :] + ("ours", "lc", "li", "plain")[: run % 4]
         for side in order:
             if side == "ours":
                 s, ours_settings, ours_chunks = index_ours(corpus, str(tmp / f"{tag}-ours-{run}"), model)
                 ours_s.append(s)
+            elif side == "plain":  # without the sentence vectors the answers use: the search's own work only
+                plain_s.append(index_ours(corpus, str(tmp / f"{tag}-plain-{run}"), model, False)[0])
             elif side == "lc":
                 s, lc_store, lc_chunks = index_lc(corpus, str(tmp / f"{tag}-lc-{run}"), embeddings, settings)
                 lc_s.append(s)
@@ -210,6 +213,8 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
             elif side == "li":
                 papers = _top_papers([n.node.metadata["paper_id"] for n in li_retriever.retrieve(q)])
             else:
+                with retriever._queries_lock:  # no query vector kept from the other mode: each search embeds
+                    retriever._queries.clear()
                 mode = "dense" if side == "ours_dense" else "hybrid"
                 papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
             lat[side].append(1000 * (time.perf_counter() - t))
@@ -229,6 +234,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
         "top5_differs_on_questions": differ,
         "index_runs": runs,
         "index_ours_s": common.median(ours_s),
+        "index_ours_without_sentence_vectors_s": common.median(plain_s),
         "index_langchain_s": common.median(lc_s),
         "langchain_bm25_build_s": lc_bm25_s,  # in memory only: rebuilt at every process start
         "query_questions": len(rows),
@@ -239,6 +245,9 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
         out[f"query_{side}_p95_ms"] = common.pct(lat[side], 95)
         out[f"recall5_{side}"] = recall(side)
     out["index_ratio_ours_over_lc"] = out["index_ours_s"] / out["index_langchain_s"]
+    out["index_ratio_ours_without_sentence_vectors_over_lc"] = out["index_ours_without_sentence_vectors_s"] / out[
+        "index_langchain_s"
+    ]
     out["query_ratio_ours_over_lc"] = out["query_ours_p50_ms"] / out["query_lc_p50_ms"]
     out["query_ratio_ours_over_lc_hybrid"] = out["query_ours_p50_ms"] / out["query_lc_hybrid_p50_ms"]
     out["query_ratio_ours_dense_over_lc"] = out["query_ours_dense_p50_ms"] / out["query_lc_p50_ms"]
