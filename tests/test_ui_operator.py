@@ -28,8 +28,9 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
     secret.write_text(f"{USER}:{PASSWORD}\n", encoding="utf-8")
     secret.chmod(0o600)
     with FaultServer(["ok"] * 20, reply=HUGE) as llm:
+        # RAG_MAX_TOKENS: so the 111 KB answer gets past max_tokens (enforced on our side) to the UI's 64 KB cap
         env = {"OPENAI_BASE_URL": llm.base_url, "RAG_MODEL": "scripted", "RAG_VERIFY": "offline",
-               "RAG_UI_BACKENDS": "auto", "RAG_UI_MODELS": "scripted"}  # fmt: skip
+               "RAG_UI_BACKENDS": "auto", "RAG_UI_MODELS": "scripted", "RAG_MAX_TOKENS": "100000"}  # fmt: skip
         server = start_ui(tmp / "home", ROOT / "test-artifacts" / "ui-operator.log",
                           args=["--auth-file", str(secret)], env=env)  # fmt: skip
         yield server

@@ -135,7 +135,9 @@ def browser_ui(browser: Any, canary: Canary, scripted_llm: FaultServer, tmp_path
     extra.write_text("".join(json.dumps(p) + "\n" for p in (EVIL, planted_paper(canary.url))), encoding="utf-8")
     build_index(load_settings(home=tmp / "home", env={}), [BUNDLED_CORPUS, extra])
     env = {"OPENAI_BASE_URL": scripted_llm.base_url, "RAG_MODEL": "scripted", "RAG_LLM": "extractive",
-           "RAG_VERIFY": "offline", "RAG_UI_BACKENDS": "extractive,openai,local", "RAG_MAX_RETRIES": "1"}
+           "RAG_VERIFY": "offline", "RAG_UI_BACKENDS": "extractive,openai,local", "RAG_MAX_RETRIES": "1",
+           # "local" unusable everywhere (CI has llama.cpp installed): the UI must hide it and say why
+           "RAG_LOCAL_MODEL_PATH": str(tmp / "no-such-model.gguf")}
     server = start_ui(tmp / "home", ARTIFACTS / "ui-browser.log", env=env)
     yield server
     server.stop()
