@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -55,28 +56,27 @@ def _rows_differ(docs: DocStore, store: VectorStore, ids: Sequence[str]) -> tupl
     return bad, first
 
 
-def _lexical_problem(layout: Layout, ids: list[str], wanted: str) -> str | None:
-    lexical = LexicalIndex.load(layout.lexical_dir)
-    if lexical is None:
-        return "BM25 index: missing or unreadable"
-    why = problem(layout.lexical_dir, lexical.fingerprint, full=True)
-    if why is None and lexical.fingerprint != wanted:
+def _copy_problem(copy: LexicalIndex | DocStore | None, directory: Path, ids: list[str], wanted: str) -> str | None:
+    """What is wrong with a local copy (BM25 or the docstore) against the store: checksum, fingerprint, ids."""
+    if copy is None:
+        return "missing or unreadable"
+    why = problem(directory, copy.fingerprint, full=True)
+    if why is None and copy.fingerprint != wanted:
         why = "built for another state of the store"
-    if why is None and sorted(lexical.ids) != ids:
+    if why is None and sorted(copy.ids) != ids:
         why = "its chunk ids differ from the store's"
+    return why
+
+
+def _lexical_problem(layout: Layout, ids: list[str], wanted: str) -> str | None:
+    why = _copy_problem(LexicalIndex.load(layout.lexical_dir), layout.lexical_dir, ids, wanted)
     return f"BM25 index: {why}" if why else None
 
 
 def _docs_problem(layout: Layout, store: VectorStore, ids: list[str], wanted: str) -> str | None:
     docs = DocStore.load(layout.docs_dir)
-    if docs is None:
-        return "docstore: missing or unreadable"
-    why = problem(layout.docs_dir, docs.fingerprint, full=True)
-    if why is None and docs.fingerprint != wanted:
-        why = "built for another state of the store"
-    if why is None and sorted(docs.ids) != ids:
-        why = "its chunk ids differ from the store's"
-    if why is None:
+    why = _copy_problem(docs, layout.docs_dir, ids, wanted)
+    if why is None and docs is not None:
         bad, first = _rows_differ(docs, store, ids)
         why = f"{bad:,} rows differ from the store (e.g. {first})" if bad else None
     return f"docstore: {why}" if why else None
