@@ -213,8 +213,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
             elif side == "li":
                 papers = _top_papers([n.node.metadata["paper_id"] for n in li_retriever.retrieve(q)])
             else:
-                with retriever._queries_lock:  # no query vector kept from the other mode: each search embeds
-                    retriever._queries.clear()
+                retriever.forget_queries()  # no query vector kept from the other mode: each search embeds
                 mode = "dense" if side == "ours_dense" else "hybrid"
                 papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
             lat[side].append(1000 * (time.perf_counter() - t))

@@ -194,6 +194,11 @@ class Retriever:
                 self._queries.popitem(last=False)
         return vector
 
+    def forget_queries(self) -> None:
+        """Drop the kept query vectors (the next search of any query embeds it again)."""
+        with self._queries_lock:
+            self._queries.clear()
+
     def sentence_vectors(self, chunk_id: str) -> np.ndarray | None:
         """The chunk's sentence vectors stored at index time (None: embed them when needed)."""
         docs = self.docs
