@@ -29,3 +29,37 @@ def test_load_of_missing_or_corrupt_index_returns_none(tmp_path):
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "ids.json").write_text("{not json")
     assert LexicalIndex.load(tmp_path / "bad") is None
+
+
+def _corpus() -> tuple[list[str], list[str]]:
+    words = "graph neural network wells satellite imagery protein folding language model diffusion policy".split()
+    texts = [" ".join(words[(i * 7 + j * 3) % len(words)] for j in range(5 + i % 9)) for i in range(60)]
+    return [f"p{i}:0" for i in range(60)], texts
+
+
+def test_scores_match_bm25s_own_scoring_of_the_same_files(tmp_path):
+    """The index is read with numpy alone; bm25s, which wrote the weights, must score the files the same way (and an
+    index saved by bm25s itself before this reader existed is the same file set)."""
+    import bm25s
+    import numpy as np
+
+    ids, texts = _corpus()
+    LexicalIndex.build(ids, texts, fingerprint="fp").save(tmp_path / "bm25")
+    ours = LexicalIndex.load(tmp_path / "bm25")
+    theirs = bm25s.BM25.load(str(tmp_path / "bm25"), mmap=True)
+    assert ours is not None
+    for query in ["wells satellite", "graph graph model", "protein folding diffusion policy", "language"]:
+        token_ids = theirs.get_tokens_ids(tokenize(query))
+        expected = np.asarray(theirs.get_scores_from_ids(token_ids))
+        got = dict(ours.search(query, len(ids)))
+        assert got and all(abs(got.get(cid, 0.0) - float(expected[i])) < 1e-6 for i, cid in enumerate(ids))
+
+
+def test_an_index_whose_arrays_disagree_with_its_ids_is_not_loaded(tmp_path):
+    import numpy as np
+
+    ids, texts = _corpus()
+    LexicalIndex.build(ids, texts, fingerprint="fp").save(tmp_path / "bm25")
+    indptr = np.load(tmp_path / "bm25" / "indptr.csc.index.npy")
+    np.save(tmp_path / "bm25" / "indptr.csc.index.npy", indptr[:-5])  # a vocabulary it no longer covers
+    assert LexicalIndex.load(tmp_path / "bm25") is None  # the caller rebuilds it from the store

@@ -1,4 +1,4 @@
-"""BM25 over the same chunks as the vector store (bm25s), persisted next to the index.
+"""BM25 over the same chunks as the vector store (weights by bm25s), persisted next to the index.
 
 Built from the chunk texts plus title, authors and venue, so names and exact terms are found even when
 the embedding misses them. Saved atomically (temp dir + rename) and memory-mapped on load, so a cold
@@ -12,8 +12,8 @@ import re
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
-import bm25s
 import numpy as np
 
 from rag.index.atomic import swap_dir
@@ -106,6 +106,15 @@ def tokenize(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text) if w not in STOPWORDS]
 
 
+# bm25s's file names and parameters: an index written by bm25s.BM25.save and one written here are the same files.
+_ARRAYS = ("data", "indices", "indptr")
+_VOCAB, _PARAMS = "vocab.index.json", "params.index.json"
+
+
+def _array_file(name: str) -> str:
+    return f"{name}.csc.index.npy"
+
+
 class LexicalBuilder:
     """Collects chunks one at a time. Tokens become int32 ids as each text is tokenized (one array per chunk,
     one shared vocabulary), so a large corpus never holds tens of millions of token strings at once (100k
@@ -123,19 +132,40 @@ class LexicalBuilder:
         self.ids.append(chunk_id)
 
     def finish(self, fingerprint: str) -> LexicalIndex:
+        """bm25s computes the BM25 weights; only building imports it (with tqdm, ~0.15 s), a search reads the
+        saved arrays with numpy alone."""
+        if not self._docs:
+            return LexicalIndex.empty(fingerprint)
+        import bm25s
+
         model = bm25s.BM25()
-        if self._docs:
-            self._vocab.setdefault("", len(self._vocab))  # the empty-query token bm25s adds when built from strings
-            model.index((self._docs, self._vocab), show_progress=False)
+        self._vocab.setdefault("", len(self._vocab))  # the empty-query token bm25s adds when built from strings
+        model.index((self._docs, self._vocab), show_progress=False)
         self._docs = []
-        return LexicalIndex(self.ids, model, fingerprint)
+        scores = model.scores
+        params = {name: getattr(model, name) for name in ("k1", "b", "delta", "method", "idf_method", "dtype",
+                                                          "int_dtype", "backend")}  # fmt: skip
+        params |= {"num_docs": int(scores["num_docs"]), "version": bm25s.__version__}
+        arrays = np.asarray(scores["data"]), np.asarray(scores["indices"]), np.asarray(scores["indptr"])
+        return LexicalIndex(self.ids, fingerprint, dict(model.vocab_dict), arrays, params)
 
 
 class LexicalIndex:
-    def __init__(self, ids: list[str], model: bm25s.BM25, fingerprint: str) -> None:
+    """BM25 weights as a sparse token-by-chunk matrix (CSC: for each token id, the chunks that hold it and their
+    weights), memory-mapped when loaded; a query's score for a chunk is the sum of its tokens' weights."""
+
+    def __init__(self, ids: list[str], fingerprint: str, vocab: dict[str, int],
+                 arrays: tuple[np.ndarray, np.ndarray, np.ndarray], params: dict[str, Any]) -> None:  # fmt: skip
         self.ids = ids
         self.fingerprint = fingerprint
-        self._model = model
+        self._vocab = vocab
+        self._data, self._indices, self._indptr = arrays
+        self._params = params
+
+    @classmethod
+    def empty(cls, fingerprint: str) -> LexicalIndex:
+        none = np.zeros(0, np.float32), np.zeros(0, np.int32), np.zeros(1, np.int32)
+        return cls([], fingerprint, {}, none, {})
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Iterable[str], fingerprint: str) -> LexicalIndex:
@@ -150,7 +180,10 @@ class LexicalIndex:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         if self.ids:
-            self._model.save(str(tmp))
+            for name, array in zip(_ARRAYS, (self._data, self._indices, self._indptr), strict=True):
+                np.save(tmp / _array_file(name), array, allow_pickle=False)
+            (tmp / _VOCAB).write_text(json.dumps(self._vocab, ensure_ascii=False), encoding="utf-8")
+            (tmp / _PARAMS).write_text(json.dumps(self._params, indent=4))
         (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
         write_manifest(tmp, self.fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(tmp, directory)
@@ -160,10 +193,24 @@ class LexicalIndex:
         """The saved index, or None when there is none (or it is unreadable: the caller rebuilds)."""
         try:
             meta = json.loads((directory / "ids.json").read_text())
-            model = bm25s.BM25.load(str(directory), mmap=True) if meta["ids"] else bm25s.BM25()
+            if not meta["ids"]:
+                return cls.empty(meta["fingerprint"])
+            vocab = json.loads((directory / _VOCAB).read_text(encoding="utf-8"))
+            params = json.loads((directory / _PARAMS).read_text())
+            data, indices, indptr = (np.load(directory / _array_file(n), mmap_mode="r") for n in _ARRAYS)
         except (OSError, ValueError, KeyError):
             return None
-        return cls(meta["ids"], model, meta["fingerprint"])
+        if not (isinstance(vocab, dict) and len(indptr) == len(vocab) + 1 and len(data) == len(indices) == indptr[-1]
+                and params.get("num_docs") == len(meta["ids"])):  # fmt: skip
+            return None
+        return cls(meta["ids"], meta["fingerprint"], vocab, (data, indices, indptr), params)
+
+    def _token_ids(self, tokens: Iterable[str]) -> list[int]:
+        return [self._vocab[t] for t in tokens if t in self._vocab]
+
+    def _chunks_of(self, token: int) -> tuple[np.ndarray, np.ndarray]:
+        start, end = int(self._indptr[token]), int(self._indptr[token + 1])
+        return self._indices[start:end], self._data[start:end]
 
     def exact_match(self, query: str) -> str | None:
         """BM25's first chunk for the query when the query names it: a name or identifier in the query ("Zorp123",
@@ -176,12 +223,11 @@ class LexicalIndex:
             return None
         best = top[0][0]
         paper = best.rsplit(":", 1)[0]
-        rows = self._model.scores
-        for token in self._model.get_tokens_ids(names):
-            start, end = int(rows["indptr"][token]), int(rows["indptr"][token + 1])
-            if end - start > 1000:  # a word in that many chunks names no single paper
+        for token in self._token_ids(names):
+            chunks, _ = self._chunks_of(token)
+            if len(chunks) > 1000:  # a word in that many chunks names no single paper
                 continue
-            docs = {self.ids[int(d)] for d in rows["indices"][start:end]}
+            docs = {self.ids[int(d)] for d in chunks}
             if best in docs and all(cid.rsplit(":", 1)[0] == paper for cid in docs):
                 return best
         return None
@@ -189,14 +235,15 @@ class LexicalIndex:
     def search(self, query: str, n: int) -> list[tuple[str, float]]:
         """Top chunk ids with BM25 scores (> 0), best first (ties by position, so results are stable).
 
-        Scores straight from bm25s's sparse matrix: its `retrieve` starts a thread pool per call, which cost
-        ~3 ms a query on this corpus size and dwarfed the scoring itself."""
-        if not self.ids:
+        Scores straight from the sparse matrix, as bm25s's `get_scores_from_ids` does (a repeated query word counts
+        each time); its `retrieve` starts a thread pool per call, which cost ~3 ms a query and dwarfed the scoring."""
+        token_ids = self._token_ids(tokenize(query))
+        if not self.ids or not token_ids:
             return []
-        token_ids = self._model.get_tokens_ids(tokenize(query))
-        if not token_ids:
-            return []
-        scores = np.asarray(self._model.get_scores_from_ids(token_ids))
+        scores = np.zeros(len(self.ids), np.float32)
+        for token in token_ids:
+            chunks, weights = self._chunks_of(token)
+            scores[chunks] += weights  # a token's chunks are distinct, so no np.add.at is needed
         hits = np.flatnonzero(scores > 0)
         if len(hits) > n:  # keep everything tied with the n-th best, then cut after the stable sort
             nth = -np.partition(-scores[hits], n - 1)[n - 1]
