@@ -59,12 +59,13 @@ def embedder_name(settings: Settings) -> str:
     return MINILM_NAME if index.embedder == "minilm" else f"openai:{index.embedding_model}"
 
 
-def make_embedder(settings: Settings) -> Embedder:
-    """The embedder the settings ask for, loaded now."""
+def make_embedder(settings: Settings, *, one_shot: bool = False) -> Embedder:
+    """The embedder the settings ask for, loaded now. `one_shot`: the process embeds a query or two and exits, so
+    a local model starts quickly rather than runs fast (rag.adapters.embedding.MiniLMEmbedder quick_start)."""
     if settings.index.embedder == "minilm":
         from rag.adapters.embedding import MiniLMEmbedder
 
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(quick_start=one_shot)
     if settings.index.embedder == "openai":
         from rag.adapters.openai.embeddings import OpenAIEmbedder
 
@@ -97,9 +98,9 @@ class LazyEmbedder:
         return self.model().embed_batch(texts)
 
 
-def lazy_embedder(settings: Settings) -> Embedder:
+def lazy_embedder(settings: Settings, *, one_shot: bool = False) -> Embedder:
     dim = MINILM_DIM if settings.index.embedder == "minilm" else None
-    return LazyEmbedder(embedder_name(settings), lambda: make_embedder(settings), dim)
+    return LazyEmbedder(embedder_name(settings), lambda: make_embedder(settings, one_shot=one_shot), dim)
 
 
 def build_index(
@@ -152,14 +153,15 @@ def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filt
 
 
 def open_retriever(
-    settings: Settings, *, embedder: Embedder | None = None, store: VectorStore | None = None
+    settings: Settings, *, embedder: Embedder | None = None, store: VectorStore | None = None, one_shot: bool = False
 ) -> Retriever:
+    """`one_shot`: a command that asks one query and exits (rag search, rag ask); see make_embedder."""
     from rag.retrieve.retriever import Retriever
 
     return Retriever(
         settings.retrieval,
         store=store or existing_store(settings),
-        embedder=embedder or lazy_embedder(settings),
+        embedder=embedder or lazy_embedder(settings, one_shot=one_shot),
         layout=layout_of(settings),
     )
 
@@ -171,12 +173,13 @@ def open_assistant(
     embedder: Embedder | None = None,
     store: VectorStore | None = None,
     chat_model: ChatModel | None = None,
+    one_shot: bool = False,
 ) -> Assistant:
     """The Assistant over the configured index. `chat_model` serves every LLM backend (tests, or a model of your
     own); otherwise chat models are built from the endpoint settings when first asked for."""
     from rag.answer.assistant import Assistant
 
-    retriever = retriever or open_retriever(settings, embedder=embedder, store=store)
+    retriever = retriever or open_retriever(settings, embedder=embedder, store=store, one_shot=one_shot)
     return Assistant(settings.answer, retriever, Chats(settings, chat_model), runlog=settings.runlog_path)
 
 

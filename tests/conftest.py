@@ -99,7 +99,7 @@ class CLI:
 @pytest.fixture
 def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
             tmp_path: Path) -> CLI:  # fmt: skip
-    monkeypatch.setattr("rag.factory.make_embedder", lambda settings: minilm)
+    monkeypatch.setattr("rag.factory.make_embedder", lambda settings, **_: minilm)
     return CLI(tmp_path / "cli-home", capsys)
 
 

@@ -24,7 +24,7 @@ from tests.reliability_helpers import WELLS, assert_clean_failure, run_rag
 @pytest.fixture
 def cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     """`rag ARGS` in-process with the shared MiniLM; returns (code, stdout, stderr)."""
-    monkeypatch.setattr("rag.factory.make_embedder", lambda settings: minilm)
+    monkeypatch.setattr("rag.factory.make_embedder", lambda settings, **_: minilm)
 
     def run(*argv: str) -> tuple[int, str, str]:
         code = main(list(argv))

@@ -29,7 +29,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     build_index(s)
     embedder = make_embedder(s)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("rag.factory.make_embedder", lambda settings: embedder)
+        mp.setattr("rag.factory.make_embedder", lambda settings, **_: embedder)
         yield s
 
 

@@ -62,7 +62,7 @@ def print_answer_footer(answer: Answer, streamed: str) -> None:
 
 def cmd_ask(args: argparse.Namespace, settings: Settings, filters: Filters) -> int:
     fmt = "json" if args.json else getattr(args, "format", "text")
-    assistant = open_assistant(settings)
+    assistant = open_assistant(settings, one_shot=True)
     try:
         kwargs: dict[str, Any] = {"k": args.k, "filters": filters, "summary": True if args.summary else None}
         if fmt == "json":

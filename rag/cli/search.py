@@ -13,7 +13,7 @@ from rag.text import pages_label
 def cmd_search(args: argparse.Namespace, settings: Settings, filters: Filters) -> int:
     from rag.factory import open_retriever
 
-    hits = open_retriever(settings).search(args.query, args.k, filters=filters, mode=args.mode)
+    hits = open_retriever(settings, one_shot=True).search(args.query, args.k, filters=filters, mode=args.mode)
     if args.json:
         print_json({
             "query": args.query.encode("utf-8", "replace").decode("utf-8"),  # undecodable argv bytes
