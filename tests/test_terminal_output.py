@@ -87,3 +87,20 @@ def test_json_output_escapes_control_characters_and_keeps_the_data(
     assert code == 0, err
     _assert_clean(out, err)
     assert OSC52 in json.loads(out)["answer"] and C1_CSI in json.loads(out)["answer"]  # escaped, not lost
+
+
+@pytest.mark.parametrize("args", [["search", "oil wells from satellites"], ["ask", WELLS, "--llm", "extractive"]])
+def test_a_reader_that_leaves_early_gets_no_error_message(bundled_home: Path, args: list[str]) -> None:
+    """`rag search ... | head -1`: the pipe closes before rag writes. That is no fault of the data directory."""
+    import subprocess
+    import sys
+
+    from tests.reliability_helpers import ROOT, cli_env
+
+    proc = subprocess.Popen([sys.executable, "-m", "rag.cli", *args], cwd=ROOT, env=cli_env(bundled_home, None),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""

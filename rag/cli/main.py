@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -236,6 +237,12 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     return 2
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush does not fail on the closed pipe again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):  # tests capture stdout
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _wants_json(argv)
@@ -245,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RagError as exc:
         report_error(str(exc), kind_of(exc), as_json=as_json)
         return 2
+    except BrokenPipeError:  # the reader left (`rag search ... | head -1`): nothing is wrong, nothing to say
+        _silence_stdout()
+        return 141  # what a shell reports for a command ended by SIGPIPE
     except OSError as exc:  # the data directory: read-only, full, gone
         report_error(str(storage_error(exc)), "storage", as_json=as_json)
         return 2
