@@ -63,3 +63,28 @@ def test_an_index_whose_arrays_disagree_with_its_ids_is_not_loaded(tmp_path):
     indptr = np.load(tmp_path / "bm25" / "indptr.csc.index.npy")
     np.save(tmp_path / "bm25" / "indptr.csc.index.npy", indptr[:-5])  # a vocabulary it no longer covers
     assert LexicalIndex.load(tmp_path / "bm25") is None  # the caller rebuilds it from the store
+
+
+def test_the_term_table_finds_every_term_and_nothing_else(tmp_path):
+    from rag.index.terms import TermTable, write_terms
+
+    vocab = {t: i for i, t in enumerate(["well", "wells", "wel", "", "\u2205", "über", "uber", "zürich", "ωmega", "a1"])}
+    write_terms(tmp_path, vocab)
+    table = TermTable.load(tmp_path)
+    assert table is not None and len(table) == len(vocab)
+    assert {t: table.get(t) for t in vocab} == vocab
+    assert [table.get(t) for t in ["we", "wellss", "zzz", "Über", "0"]] == [None] * 5
+
+
+def test_an_index_saved_before_the_term_table_loads_from_its_json_vocabulary(tmp_path):
+    from rag.index.terms import FILES
+
+    ids, texts = _corpus()
+    LexicalIndex.build(ids, texts, fingerprint="fp").save(tmp_path / "bm25")
+    new = LexicalIndex.load(tmp_path / "bm25")
+    for name in FILES:
+        (tmp_path / "bm25" / name).unlink()
+    old = LexicalIndex.load(tmp_path / "bm25")
+    assert new is not None and old is not None
+    for query in ["wells satellite", "protein folding diffusion policy"]:
+        assert old.search(query, 10) == new.search(query, 10) != []

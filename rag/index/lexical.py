@@ -18,6 +18,7 @@ import numpy as np
 
 from rag.index.atomic import swap_dir
 from rag.index.integrity import write_manifest
+from rag.index.terms import TermTable, write_terms
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
@@ -154,7 +155,7 @@ class LexicalIndex:
     """BM25 weights as a sparse token-by-chunk matrix (CSC: for each token id, the chunks that hold it and their
     weights), memory-mapped when loaded; a query's score for a chunk is the sum of its tokens' weights."""
 
-    def __init__(self, ids: list[str], fingerprint: str, vocab: dict[str, int],
+    def __init__(self, ids: list[str], fingerprint: str, vocab: dict[str, int] | TermTable,
                  arrays: tuple[np.ndarray, np.ndarray, np.ndarray], params: dict[str, Any]) -> None:  # fmt: skip
         self.ids = ids
         self.fingerprint = fingerprint
@@ -175,7 +176,11 @@ class LexicalIndex:
         return builder.finish(fingerprint)
 
     def save(self, directory: Path) -> None:
-        """Write to a sibling temp dir, then swap it in, so readers never see half a file set."""
+        """Write to a sibling temp dir, then swap it in, so readers never see half a file set. The vocabulary is
+        written twice: as bm25s's JSON (so bm25s can still open the directory) and as the term table searches
+        read (rag.index.terms). Only a freshly built index is saved."""
+        if not isinstance(self._vocab, dict):
+            raise TypeError("only a built LexicalIndex can be saved")
         tmp = directory.with_name(directory.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -183,6 +188,7 @@ class LexicalIndex:
             for name, array in zip(_ARRAYS, (self._data, self._indices, self._indptr), strict=True):
                 np.save(tmp / _array_file(name), array, allow_pickle=False)
             (tmp / _VOCAB).write_text(json.dumps(self._vocab, ensure_ascii=False), encoding="utf-8")
+            write_terms(tmp, self._vocab)
             (tmp / _PARAMS).write_text(json.dumps(self._params, indent=4))
         (tmp / "ids.json").write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
         write_manifest(tmp, self.fingerprint)  # checked when it is opened (rag.index.integrity)
@@ -195,18 +201,22 @@ class LexicalIndex:
             meta = json.loads((directory / "ids.json").read_text())
             if not meta["ids"]:
                 return cls.empty(meta["fingerprint"])
-            vocab = json.loads((directory / _VOCAB).read_text(encoding="utf-8"))
+            vocab: dict[str, int] | TermTable | None = TermTable.load(directory)
+            if vocab is None:  # written before the term table existed
+                vocab = json.loads((directory / _VOCAB).read_text(encoding="utf-8"))
             params = json.loads((directory / _PARAMS).read_text())
             data, indices, indptr = (np.load(directory / _array_file(n), mmap_mode="r") for n in _ARRAYS)
         except (OSError, ValueError, KeyError):
             return None
-        if not (isinstance(vocab, dict) and len(indptr) == len(vocab) + 1 and len(data) == len(indices) == indptr[-1]
-                and params.get("num_docs") == len(meta["ids"])):  # fmt: skip
+        if not isinstance(vocab, dict | TermTable) or params.get("num_docs") != len(meta["ids"]):
+            return None
+        if len(indptr) != len(vocab) + 1 or not len(data) == len(indices) == indptr[-1]:
             return None
         return cls(meta["ids"], meta["fingerprint"], vocab, (data, indices, indptr), params)
 
     def _token_ids(self, tokens: Iterable[str]) -> list[int]:
-        return [self._vocab[t] for t in tokens if t in self._vocab]
+        found = (self._vocab.get(t) for t in tokens)
+        return [token for token in found if token is not None]
 
     def _chunks_of(self, token: int) -> tuple[np.ndarray, np.ndarray]:
         start, end = int(self._indptr[token]), int(self._indptr[token + 1])
