@@ -114,14 +114,16 @@ class ExtractiveBackend:
         vecs = self.vectors([question] + [s for _, _, s in candidates])
         sims = vecs[1:] @ vecs[0]
         qwords = set(tokenize(question))
+        # words of the paper's own title mostly identify the paper, not the answer: they count TITLE_WORD_WEIGHT, so
+        # a background sentence that restates the topic does not beat the sentence that answers
+        weights_of = {n: {w: TITLE_WORD_WEIGHT if w in title else 1.0 for w in qwords}
+                      for n, title in ((n, set(tokenize(h.paper.title))) for n, h in enumerate(hits, 1))}  # fmt: skip
         out = []
         for (n, i, s), sim in zip(candidates, sims, strict=True):
-            # words of the paper's own title mostly identify the paper, not the answer: they count half, so a
-            # background sentence that restates the topic does not beat the sentence that answers
-            title = set(tokenize(hits[n - 1].paper.title))
-            weights = {w: TITLE_WORD_WEIGHT if w in title else 1.0 for w in qwords}
+            weights = weights_of[n]
             total = sum(weights.values())
-            overlap = sum(v for w, v in weights.items() if w in set(tokenize(s))) / total if total else 0.0
+            words = set(tokenize(s)) if total else set()  # once per sentence, not once per question word
+            overlap = sum(v for w, v in weights.items() if w in words) / total if total else 0.0
             prior = PAPER_PRIOR * (hits[n - 1].dense_score or 0.0)
             finding = FINDING_BONUS if _CONTRIBUTION.search(s) or _FINDING.search(s) else 0.0
             if contribution and _CONTRIBUTION.search(s):
@@ -150,6 +152,8 @@ class ExtractiveBackend:
             return self._per_paper(per, hits, only=named if len(named) >= 2 else ())
         chosen = self._chosen(scored)
         parts = question_parts(question)
+        if len(parts) > 1:
+            self.vectors(parts)  # the parts' vectors in one model call, not one call each
         for part in parts if len(parts) > 1 else []:  # a multi-part question gets a sentence for every part
             best = self._score(part, hits)
             if _QUANTITY.search(part):
