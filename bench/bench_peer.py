@@ -16,169 +16,63 @@ alternate between the sides. recall@5: share of gold paper ids
 in the top 5 distinct papers, averaged over the dev questions with gold. Index runs alternate which side goes
 first. Extra columns: ours in dense-only mode, and LangChain's own hybrid (EnsembleRetriever over BM25Retriever
 and the Chroma retriever), the like-for-like comparison for our default hybrid search.
-Writes bench/results/peer.json.
+Writes bench/results/peer.json (--out NAME: NAME.json).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import tempfile
 import time
 from pathlib import Path
 
 import common
-
-os.environ["LANGSMITH_TRACING"] = "false"
-os.environ["LANGCHAIN_TRACING_V2"] = "false"
-os.environ["ANONYMIZED_TELEMETRY"] = "False"
-
-
-def _lc_embeddings(model, batch: int):
-    from langchain_core.embeddings import Embeddings
-
-    from rag.ports import embed_in_batches
-
-    class MiniLMEmbeddings(Embeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return embed_in_batches(model, texts, batch)
-
-        def embed_query(self, text: str) -> list[float]:
-            return model.embed_batch([text])[0]
-
-    return MiniLMEmbeddings()
-
-
-def _lc_chunks(corpus: Path, settings) -> tuple[list[str], list[str], list[dict]]:
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    from rag.index.tokens import count_tokens
-
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=settings.index.chunk_tokens, chunk_overlap=settings.index.chunk_overlap, length_function=count_tokens
-    )
-    ids, texts, metas = [], [], []
-    for line in corpus.read_text().splitlines():
-        paper = json.loads(line)
-        for i, chunk in enumerate(splitter.split_text(paper["abstract"])):
-            ids.append(f"{paper['id']}:{i}")
-            texts.append(f"{paper['title']}\n{chunk}")
-            metas.append({"paper_id": paper["id"], "title": paper["title"]})
-    return ids, texts, metas
-
-
-def index_lc(corpus: Path, path: str, embeddings, settings):
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-    from langchain_chroma import Chroma
-
-    t = time.perf_counter()
-    ids, texts, metas = _lc_chunks(corpus, settings)
-    client = chromadb.PersistentClient(path=path, settings=ChromaSettings(anonymized_telemetry=False))
-    store = Chroma(
-        client=client,
-        collection_name="papers",
-        embedding_function=embeddings,
-        collection_configuration={"hnsw": {"space": "cosine"}},
-    )
-    step = 5000  # add_texts fails above Chroma's max batch (5,461 here): hand it slices
-    for i in range(0, len(ids), step):
-        store.add_texts(texts[i : i + step], metadatas=metas[i : i + step], ids=ids[i : i + step])
-    return time.perf_counter() - t, store, dict(zip(ids, texts, strict=True))
-
-
-def index_li(corpus: Path, path: str, model, settings):
-    """LlamaIndex: TextNodes with the same text, our embedder behind its BaseEmbedding, Chroma as the store."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-    from llama_index.core import Settings as LISettings
-    from llama_index.core import StorageContext, VectorStoreIndex
-    from llama_index.core.embeddings import BaseEmbedding
-    from llama_index.core.schema import TextNode
-    from llama_index.vector_stores.chroma import ChromaVectorStore
-
-    from rag.index.tokens import encoding
-    from rag.ports import embed_in_batches
-
-    batch = settings.index.embed_batch_size
-
-    class MiniLMEmbedding(BaseEmbedding):
-        def _get_query_embedding(self, query: str) -> list[float]:
-            return model.embed_batch([query])[0]
-
-        async def _aget_query_embedding(self, query: str) -> list[float]:
-            return self._get_query_embedding(query)
-
-        def _get_text_embedding(self, text: str) -> list[float]:
-            return model.embed_batch([text])[0]
-
-        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            return embed_in_batches(model, texts, batch)
-
-    LISettings.llm = None
-    LISettings.tokenizer = encoding().encode  # not its own tiktoken download
-    embed = MiniLMEmbedding(embed_batch_size=1000)
-    t = time.perf_counter()
-    ids, texts, metas = _lc_chunks(corpus, settings)
-    nodes = [
-        TextNode(id_=i, text=x, metadata=m, excluded_embed_metadata_keys=list(m), excluded_llm_metadata_keys=list(m))
-        for i, x, m in zip(ids, texts, metas, strict=True)
-    ]
-    client = chromadb.PersistentClient(path=path, settings=ChromaSettings(anonymized_telemetry=False))
-    collection = client.get_or_create_collection("papers", configuration={"hnsw": {"space": "cosine"}})
-    storage = StorageContext.from_defaults(vector_store=ChromaVectorStore(chroma_collection=collection))
-    index = VectorStoreIndex(nodes, storage_context=storage, embed_model=embed, insert_batch_size=5000)
-    seconds = time.perf_counter() - t
-    embedded = {n.id_: n.get_content(metadata_mode="embed") for n in nodes}  # type: ignore[arg-type]
-    return seconds, index.as_retriever(similarity_top_k=5), embedded
-
-
-def _lc_hybrid(corpus: Path, settings, lc_store):
-    """What a LangChain user assembles for hybrid search: BM25Retriever (rank_bm25, default whitespace
-    tokenizer) and the Chroma retriever, fused by EnsembleRetriever's weighted reciprocal rank, 5 from each."""
-    from langchain_classic.retrievers import EnsembleRetriever
-    from langchain_community.retrievers import BM25Retriever
-
-    t = time.perf_counter()
-    _, texts, metas = _lc_chunks(corpus, settings)
-    bm25 = BM25Retriever.from_texts(texts, metadatas=metas, k=5)
-    seconds = time.perf_counter() - t
-    dense = lc_store.as_retriever(search_kwargs={"k": 5})
-    return EnsembleRetriever(retrievers=[bm25, dense], weights=[0.5, 0.5]), seconds
+import peers
+from peers import index_lc, index_li, lc_embeddings
 
 
 def index_ours(corpus: Path, home: str, model, sentence_vectors: bool = True):
-    from rag.corpus import read_papers
     from rag.factory import build_index
-    from rag.index.chunking import chunk_paper, embed_text
     from rag.settings import load_settings
 
     settings = load_settings(env={}, home=home, llm="extractive", sentence_vectors=sentence_vectors)
     t = time.perf_counter()
     build_index(settings, [corpus], embedder=model)
     seconds = time.perf_counter() - t
-    chunks = {
+    return seconds, settings, _our_chunks(corpus, settings)
+
+
+def _our_chunks(corpus: Path, settings) -> dict[str, str]:
+    """What our index embeds for each chunk (title + chunk), to check the peers get the same."""
+    from rag.corpus import read_papers
+    from rag.index.chunking import chunk_paper, embed_text
+
+    return {
         c.id: embed_text(p, c.text)
         for p in read_papers([corpus])
         for c in chunk_paper(p, settings.index.chunk_tokens, settings.index.chunk_overlap)
     }
-    return seconds, settings, chunks
 
 
 def _top_papers(ids: list[str], k: int = 5) -> list[str]:
     return list(dict.fromkeys(ids))[:k]
 
 
-def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
+def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str | None = None) -> dict:
+    """`ours_home`: an index of `corpus` built earlier (bench_answer_scale.py --keep): ours is not built again,
+    so only the peers' index times are measured, and the queries."""
     from rag.factory import open_retriever
     from rag.settings import load_settings
 
     settings = load_settings(env={})
-    embeddings = _lc_embeddings(model, settings.index.embed_batch_size)
+    embeddings = lc_embeddings(model, settings.index.embed_batch_size)
     ours_s, plain_s, lc_s, li_s = [], [], [], []
+    if ours_home:
+        ours_settings = load_settings(env={}, home=ours_home, llm="extractive")
+        ours_chunks = _our_chunks(corpus, ours_settings)
+    sides = ("lc", "li") if ours_home else ("ours", "lc", "li", "plain")
     for run in range(runs):
-        order = ("ours", "lc", "li", "plain")[run % 4 :] + ("ours", "lc", "li", "plain")[: run % 4]
+        order = sides[run % len(sides) :] + sides[: run % len(sides)]
         for side in order:
             if side == "ours":
                 s, ours_settings, ours_chunks = index_ours(corpus, str(tmp / f"{tag}-ours-{run}"), model)
@@ -193,7 +87,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
                 li_s.append(s)
     retriever = open_retriever(ours_settings, embedder=model)
     rows = common.questions()
-    lc_hybrid, lc_bm25_s = _lc_hybrid(corpus, settings, lc_store)
+    lc_hybrid, lc_bm25_s = peers.lc_hybrid(corpus, settings, lc_store)
     sides = ("ours", "lc", "ours_dense", "lc_hybrid", "li")
     lat: dict[str, list[float]] = {side: [] for side in sides}
     hits_by: dict[str, dict] = {side: {} for side in sides}
@@ -232,8 +126,9 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str) -> dict:
         "index_llamaindex_s": common.median(li_s),
         "top5_differs_on_questions": differ,
         "index_runs": runs,
-        "index_ours_s": common.median(ours_s),
-        "index_ours_without_sentence_vectors_s": common.median(plain_s),
+        "ours_reused_from": ours_home,
+        "index_ours_s": common.median(ours_s) if ours_s else float("nan"),
+        "index_ours_without_sentence_vectors_s": common.median(plain_s) if plain_s else float("nan"),
         "index_langchain_s": common.median(lc_s),
         "langchain_bm25_build_s": lc_bm25_s,  # in memory only: rebuilt at every process start
         "query_questions": len(rows),
@@ -260,6 +155,9 @@ def main() -> None:
     parser.add_argument("--synthetic", default="2000,10000", help="sizes of the synthetic corpora, comma-separated")
     parser.add_argument("--runs", type=int, default=3, help="index runs per side on the bundled corpus")
     parser.add_argument("--synthetic-runs", type=int, default=1, help="index runs per side on the synthetic corpora")
+    parser.add_argument("--out", default="peer", help="results name: bench/results/OUT.json (keep earlier runs)")
+    reuse = "use this index of the largest synthetic corpus as ours (bench_answer_scale.py --keep: same corpus)"
+    parser.add_argument("--ours-home", metavar="DIR", help=reuse)
     args = parser.parse_args()
     common.check_quiet()
 
@@ -285,7 +183,8 @@ def main() -> None:
             full = common.write_corpus(tmp / "synthetic.jsonl", max(sizes))
             for n in sizes:
                 corpus = common.write_prefix(full, tmp / f"synthetic-{n}.jsonl", n)
-                result[f"synthetic_{n}"] = compare(corpus, tmp, model, args.synthetic_runs, f"synthetic{n}")
+                reuse = args.ours_home if n == max(sizes) else None
+                result[f"synthetic_{n}"] = compare(corpus, tmp, model, args.synthetic_runs, f"synthetic{n}", reuse)
     b = result["bundled"]
     timing = result.get(f"synthetic_{max(sizes)}" if sizes else "bundled", b)
     result["goals_met"] = {
@@ -297,7 +196,7 @@ def main() -> None:
         "ours_dense_faster_query_than_lc_dense": all(r["query_ratio_ours_dense_over_lc"] < 1 for r in (b, timing)),
         "recall_at_least_lc": b["recall5_ours"] >= b["recall5_lc"],
     }
-    common.save("peer", result)
+    common.save(args.out, result)
     rows = []
     for name in [k for k in result if k == "bundled" or k.startswith("synthetic_")]:
         r = result[name]
