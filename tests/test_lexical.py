@@ -68,7 +68,8 @@ def test_an_index_whose_arrays_disagree_with_its_ids_is_not_loaded(tmp_path):
 def test_the_term_table_finds_every_term_and_nothing_else(tmp_path):
     from rag.index.terms import TermTable, write_terms
 
-    vocab = {t: i for i, t in enumerate(["well", "wells", "wel", "", "\u2205", "über", "uber", "zürich", "ωmega", "a1"])}
+    terms = ["well", "wells", "wel", "", "\u2205", "über", "uber", "zürich", "ωmega", "a1"]
+    vocab = {t: i for i, t in enumerate(terms)}
     write_terms(tmp_path, vocab)
     table = TermTable.load(tmp_path)
     assert table is not None and len(table) == len(vocab)
