@@ -152,15 +152,15 @@ class ExtractiveBackend:
             return self._per_paper(per, hits, only=named if len(named) >= 2 else ())
         chosen = self._chosen(scored)
         parts = question_parts(question)
-        if len(parts) > 1:
+        if len(parts) > 1:  # a multi-part question gets a sentence for every part
             self.vectors(parts)  # the parts' vectors in one model call, not one call each
-        for part in parts if len(parts) > 1 else []:  # a multi-part question gets a sentence for every part
-            best = self._score(part, hits)
-            if _QUANTITY.search(part):
-                best = [c for c in best if _NUMBER_WORD.search(c.text)]
-            new = best and best[0].score >= MIN_SCORE and all(c.text != best[0].text for c in chosen)
-            if new and len(chosen) < MAX_SENTENCES + 1:
-                chosen.append(best[0])
+            for part in parts:
+                best = self._score(part, hits)
+                if _QUANTITY.search(part):
+                    best = [c for c in best if _NUMBER_WORD.search(c.text)]
+                new = best and best[0].score >= MIN_SCORE and all(c.text != best[0].text for c in chosen)
+                if new and len(chosen) < MAX_SENTENCES + 1:
+                    chosen.append(best[0])
         chosen.sort(key=lambda c: (c.n, c.position))  # read paper by paper, in the abstract's order
         return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in chosen)
 
