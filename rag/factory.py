@@ -117,17 +117,22 @@ def build_index(
     from rag.index.indexer import build_index as run
     from rag.index.lock import writer_lock
 
+    own = store is None
     store = store or open_store(settings)
     lease = store if settings.chroma_url else None  # other machines may write to a Chroma server
-    with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=options.get("warn")):
-        return run(
-            list(sources) if sources else [BUNDLED_CORPUS],
-            settings=settings.index,
-            layout=layout_of(settings),
-            store=store,
-            embedder=embedder or lazy_embedder(settings),
-            **options,
-        )
+    try:
+        with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=options.get("warn")):
+            return run(
+                list(sources) if sources else [BUNDLED_CORPUS],
+                settings=settings.index,
+                layout=layout_of(settings),
+                store=store,
+                embedder=embedder or lazy_embedder(settings),
+                **options,
+            )
+    finally:
+        if own:
+            store.close()
 
 
 def verify_index(settings: Settings, *, store: VectorStore | None = None, warn: Callable[[str], None] | None = None
@@ -137,10 +142,15 @@ def verify_index(settings: Settings, *, store: VectorStore | None = None, warn: 
     from rag.index.lock import writer_lock
     from rag.index.verify import verify_index as run
 
+    own = store is None
     store = store or existing_store(settings)
     lease = store if settings.chroma_url else None
-    with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=warn):
-        return run(store, layout_of(settings))
+    try:
+        with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=warn):
+            return run(store, layout_of(settings))
+    finally:
+        if own:
+            store.close()
 
 
 def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filters: Any = None) -> Iterator[Paper]:

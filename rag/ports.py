@@ -90,6 +90,11 @@ class VectorStore(Protocol):
 
     def exists(self) -> bool: ...
 
+    def close(self) -> None:
+        """Release the connection (embedded Chroma: its database handles and threads), so that a later store
+        at the same place in this process starts fresh. Siblings share it: only the store they came from closes."""
+        ...
+
     def open(self) -> VectorStore:
         """Open the existing collection; IndexMissingError when there is none."""
         ...

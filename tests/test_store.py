@@ -97,6 +97,30 @@ def test_rename_swaps_a_rebuilt_collection_in(store: VectorStore):
     assert not store.sibling(store.name + "-next").exists()
 
 
+def test_close_keeps_the_data_and_a_siblings_close_leaves_its_parent_working(store: VectorStore):
+    store.create("e", 2).upsert(["a:0"], [_vec(1, 0)], ["t"], [{"paper_id": "a"}])
+    other = store.sibling(store.name + "-other").create("e", 2)
+    other.close()  # borrowed connection: the parent keeps it
+    assert store.count() == 1
+    store.close()
+    store.close()  # twice is harmless
+    assert store.open().count() == 1  # reopens on demand: nothing was lost
+    store.sibling(store.name + "-other").drop()
+
+
+def test_closing_embedded_chroma_releases_its_system(settings: Settings):
+    """A closed embedded store must not leave chromadb's per-path system cached: the next store at that path in
+    this process starts a fresh one (after a full disk the old one could block a re-run for minutes)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    path = settings.index_dir / "chroma"
+    store = ChromaStore(f"test-{uuid.uuid4().hex[:8]}", path=path).create("e", 2)
+    assert str(path) in SharedSystemClient._identifier_to_system
+    store.close()
+    assert str(path) not in SharedSystemClient._identifier_to_system
+    assert ChromaStore(store.name, path=path).open().count() == 0
+
+
 @pytest.mark.parametrize("kind", ["embedded", pytest.param("server", marks=pytest.mark.server)])
 def test_chroma_batches_respect_the_client_batch_limit(
     kind: str, settings: Settings, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest

@@ -99,6 +99,7 @@ class ChromaStore:
         self.name = name
         self._path, self._url, self._timeout_s = path, url, timeout_s
         self._client_obj = client  # made at the first call (chromadb is imported then)
+        self._owns_client = client is None  # a sibling borrows its client and leaves closing it to the owner
         self._collection: Any = None
         self._max_batch: int | None = None
         self.shared = url is not None  # other processes may re-index it behind our back
@@ -110,7 +111,20 @@ class ChromaStore:
         return self._client_obj
 
     def sibling(self, name: str) -> ChromaStore:
-        return ChromaStore(name, path=self._path, url=self._url, client=self._client_obj, timeout_s=self._timeout_s)
+        return ChromaStore(name, path=self._path, url=self._url, client=self._client, timeout_s=self._timeout_s)
+
+    def close(self) -> None:
+        """Close the client this store made. chromadb keeps one system per path for the whole process: left open
+        after a failure (a full disk), the next `rag index` in the same process (a test, a notebook) reused it,
+        and once waited on it for ten minutes."""
+        client, self._client_obj, self._collection = self._client_obj, None, None
+        if client is None or not self._owns_client:
+            return
+        try:
+            client.close()
+        except Exception:  # closing a client whose system already failed: nothing more to release
+            if self._path is not None:
+                _forget_failed_system(self._path)
 
     # -- collection lifecycle -------------------------------------------------------------------
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:

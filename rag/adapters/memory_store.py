@@ -36,6 +36,9 @@ class MemoryStore:
     def sibling(self, name: str) -> MemoryStore:
         return MemoryStore(name, self._space)
 
+    def close(self) -> None:  # nothing held: the collections live as long as the space
+        pass
+
     def _col(self) -> _Collection:
         col = self._space.get(self.name)
         if col is None:
