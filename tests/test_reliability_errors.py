@@ -11,11 +11,13 @@ import json
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from rag.adapters.fakes import HashEmbedder
 from rag.cli import main
 from tests.fs_helpers import remount, tmpfs
 from tests.reliability_helpers import WELLS, assert_clean_failure, run_rag
@@ -132,6 +134,28 @@ def test_a_full_disk_is_one_line_and_a_rerun_with_space_completes(cli, tmp_path:
         assert "indexed 19 papers" in out
         code, out, err = cli("search", WELLS, "-k", "1", "--home", str(home))
         assert code == 0 and "icml2025-00" in out
+
+
+@pytest.mark.slow
+def test_a_rerun_in_the_same_process_after_a_full_disk_does_not_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The disk fills at a different step of the build for each size (hash vectors: quick). Before `rag index`
+    closed its store, the rerun in the same process (a notebook, a test) waited forever on the chromadb system
+    the failed run left open: here at 425k-500k, in CI once at 600k."""
+    monkeypatch.setattr("rag.factory.make_embedder", lambda settings, **_: HashEmbedder(384))
+    for size in ("400k", "425k", "450k", "475k", "500k"):
+        with tmpfs(tmp_path / size, size) as fs:
+            home = str(fs / "home")
+            assert main(["index", "--home", home]) == 2
+            remount(fs, "size=50m")
+            done: list[int] = []
+            argv = ["index", "--home", home]
+            rerun = threading.Thread(target=lambda d=done, a=argv: d.append(main(a)), daemon=True)
+            rerun.start()
+            rerun.join(60)
+            assert done == [0], f"the rerun after a full disk at {size} did not finish within 60 s"
+            assert "indexed 19 papers" in capsys.readouterr().out
 
 
 # --- invalid numeric settings, through the real `rag` ------------------------------------------------------------
