@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,23 +116,35 @@ def build_index(
     corpus). Options: rebuild, on_error ("stop" | "skip"), progress, warn, info, read_progress, selection
     (rag.corpus.selection(where, since)), allow_empty; settings.index.full_text reads PDFs' body too."""
     from rag.index.indexer import build_index as run
+
+    with _store_for_writing(settings, store, open_store, options.get("warn")) as store:
+        return run(
+            list(sources) if sources else [BUNDLED_CORPUS],
+            settings=settings.index,
+            layout=layout_of(settings),
+            store=store,
+            embedder=embedder or lazy_embedder(settings),
+            **options,
+        )
+
+
+@contextmanager
+def _store_for_writing(
+    settings: Settings, store: VectorStore | None, opener: Callable[[Settings], VectorStore], note: Any
+) -> Iterator[VectorStore]:
+    """`store`, or the one `opener` makes, held under the writer lock; a store opened here is closed at the end
+    (chromadb keeps an embedded system per path for the whole process: one left open after a failed write made
+    the next index in the process wait on it)."""
     from rag.index.lock import writer_lock
 
-    own = store is None
-    store = store or open_store(settings)
+    made = store is None
+    store = store or opener(settings)
     lease = store if settings.chroma_url else None  # other machines may write to a Chroma server
     try:
-        with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=options.get("warn")):
-            return run(
-                list(sources) if sources else [BUNDLED_CORPUS],
-                settings=settings.index,
-                layout=layout_of(settings),
-                store=store,
-                embedder=embedder or lazy_embedder(settings),
-                **options,
-            )
+        with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=note):
+            yield store
     finally:
-        if own:
+        if made:
             store.close()
 
 
@@ -139,18 +152,10 @@ def verify_index(settings: Settings, *, store: VectorStore | None = None, warn: 
                  ) -> Any:  # fmt: skip
     """`rag index --verify`: check the store, BM25 and the docstore against each other and rebuild the derived files
     that disagree (rag.index.verify.Verified), under the writer lock."""
-    from rag.index.lock import writer_lock
     from rag.index.verify import verify_index as run
 
-    own = store is None
-    store = store or existing_store(settings)
-    lease = store if settings.chroma_url else None
-    try:
-        with writer_lock(layout_of(settings), lease, wait_s=settings.index.lock_wait_s, note=warn):
-            return run(store, layout_of(settings))
-    finally:
-        if own:
-            store.close()
+    with _store_for_writing(settings, store, existing_store, warn) as store:
+        return run(store, layout_of(settings))
 
 
 def indexed_papers(settings: Settings, *, store: VectorStore | None = None, filters: Any = None) -> Iterator[Paper]:

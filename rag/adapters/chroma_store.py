@@ -99,7 +99,7 @@ class ChromaStore:
         self.name = name
         self._path, self._url, self._timeout_s = path, url, timeout_s
         self._client_obj = client  # made at the first call (chromadb is imported then)
-        self._owns_client = client is None  # a sibling borrows its client and leaves closing it to the owner
+        self._owns_client = False  # True once this store made its client; a sibling borrows its parent's
         self._collection: Any = None
         self._max_batch: int | None = None
         self.shared = url is not None  # other processes may re-index it behind our back
@@ -108,6 +108,7 @@ class ChromaStore:
     def _client(self) -> Any:
         if self._client_obj is None:
             self._client_obj = _client(self._path, self._url, self._timeout_s)
+            self._owns_client = True
         return self._client_obj
 
     def sibling(self, name: str) -> ChromaStore:
