@@ -66,9 +66,9 @@ def run_claims(
             found = cache[pid]
             if found is not None:
                 hits.append(Hit(found, f"{pid}:0", found.abstract, 1.0, 1.0))
-        supported, reason, _ = checker.verdict(claim.sentence, hits)
-        out.append({"id": claim.id, "label": claim.label, "kind": claim.kind, "flagged": not supported,
-                    "reason": reason, "sentence": claim.sentence,
+        verdict = checker.verdict(claim.sentence, hits)
+        out.append({"id": claim.id, "label": claim.label, "kind": claim.kind, "flagged": not verdict.supported,
+                    "check_label": verdict.label, "reason": verdict.reason, "sentence": claim.sentence,
                     "missing_papers": len(claim.cites) - len(hits)})  # fmt: skip
     return out
 

@@ -20,6 +20,14 @@ class Section:
 
 
 @dataclass(frozen=True)
+class AbstractSection:
+    """One labelled part of a structured abstract ("RESULTS", "Conclusions"), as the source labelled it."""
+
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper: its abstract and whatever metadata the source gave."""
 
@@ -35,6 +43,7 @@ class Paper:
     source: str = ""  # file the paper was read from, for error messages
     doi: str | None = None  # bare DOI ("10.1000/xyz"), no resolver prefix
     body: tuple[Section, ...] = ()  # full text beyond the abstract, when it was read (PDFs with --full-text)
+    abstract_sections: tuple[AbstractSection, ...] = ()  # a structured abstract's labelled parts, if the source has any
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,7 @@ class Hit:
     page: int | None = None  # a full-text chunk's first page ...
     page_end: int | None = None  # ... and last page
     section: str | None = None  # a full-text chunk's section heading
+    roles: tuple[str, ...] = ()  # rag.roles role of each sentence of `text` (split_sentences); () = not known
 
 
 @dataclass(frozen=True)
@@ -80,16 +90,33 @@ class Citation:
     page_end: int | None = None
 
 
+# What the sentence check found, one label per checked sentence. Each says what was checked, so a user can tell
+# "this is false" from "I could not confirm this" (the labels of ALCE and SciFact):
+SUPPORTED = "supported"  # a sentence of a cited paper says it (the evidence)
+NOT_FOUND = "not found"  # a specific term or number of the sentence is absent from the paper it cites, or nothing
+#                          the cited paper says is close enough: not confirmed, not refuted
+CONTRADICTED = "contradicted"  # an evidence sentence of the cited paper states the opposite: polarity, the direction
+#                                of a comparison, a different number for the same quantity
+WRONG_PAPER = "wrong paper"  # another retrieved paper supports it; the cited one does not
+UNCITED = "uncited"  # the sentence cites no source (nothing to check it against)
+CHECK_LABELS = (SUPPORTED, NOT_FOUND, CONTRADICTED, WRONG_PAPER, UNCITED)
+
+
 @dataclass(frozen=True)
 class SentenceCheck:
     """How one answer sentence fared against the sources it cites."""
 
     sentence: str  # as in the answer, [n] markers kept
     cited: tuple[int, ...]  # source numbers it cites
-    supported: bool
+    label: str  # one of CHECK_LABELS
     reason: str | None = None  # why not, in words ("78% is not in [1]", "cites no retrieved source")
-    evidence: tuple[tuple[int, str], ...] = ()  # (source number, source sentence) that back it best
+    evidence: tuple[tuple[int, str], ...] = ()  # (source number, source sentence) that back it best, or contradict it
     checks: tuple[str, ...] = ("offline",)  # which checks judged it
+    supported_by: tuple[int, ...] = ()  # WRONG_PAPER: the retrieved sources (numbers) that do support it
+
+    @property
+    def supported(self) -> bool:
+        return self.label == SUPPORTED
 
 
 @dataclass(frozen=True)
@@ -160,7 +187,9 @@ class Answer:
                     "sentence": c.sentence,
                     "cited": list(c.cited),
                     "supported": c.supported,
+                    "label": c.label,
                     "reason": c.reason,
+                    "supported_by": list(c.supported_by),
                     "evidence": [{"n": n, "text": text} for n, text in c.evidence],
                 }
                 for c in self.sentence_checks

@@ -42,7 +42,8 @@ def checker() -> SupportChecker:
     ],
 )
 def test_each_rule_catches_its_kind(checker: SupportChecker, claim: str, reason: str):
-    supported, why, _ = checker.verdict(claim, [HIT])
+    v = checker.verdict(claim, [HIT])
+    supported, why = v.supported, v.reason
     assert not supported and why is not None and reason in why, why
 
 
@@ -57,7 +58,8 @@ def test_each_rule_catches_its_kind(checker: SupportChecker, claim: str, reason:
     ],
 )
 def test_faithful_paraphrases_pass(checker: SupportChecker, claim: str):
-    supported, why, evidence = checker.verdict(claim, [HIT])
+    v = checker.verdict(claim, [HIT])
+    supported, why, evidence = v.supported, v.reason, v.evidence
     assert supported, why
     assert evidence and evidence[0][0] == 0  # the evidence sentence comes from the cited source
 
@@ -66,7 +68,7 @@ def test_rules_can_be_switched_off_one_by_one(checker: SupportChecker):
     claim = "The method always improves accuracy."
     checker.rules = frozenset(r for r in checker.rules if r != "strong")
     try:
-        assert checker.verdict(claim, [HIT])[1] != "claims more than the source: 'always'"
+        assert checker.verdict(claim, [HIT]).reason != "claims more than the source: 'always'"
     finally:
         checker.rules = frozenset(("terms", "number_words", "strong", "polarity", "swap"))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rag.adapters.fakes import HashEmbedder
-from rag.answer.abstain import asked_clause, key_terms, missing_focus, missing_key_terms
+from rag.answer.abstain import missing_focus, missing_key_terms
 from rag.answer.grounding import SupportChecker
+from rag.answer.question import analyse, asked_clause, key_terms
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.types import Hit, Paper
 
@@ -32,9 +33,10 @@ def test_key_terms_and_missing_ones():
         "GPT-4",
         "213,000",
     ]
-    assert missing_key_terms("What FID do the wells models reach?", [WELLS]) == ["FID"]
-    assert missing_key_terms("Are there 213000 wells in Alberta?", [WELLS]) == []
-    assert missing_key_terms("Why did the authors use 50 NeurIPS papers?", [WELLS]) == []  # a premise to correct
+    assert missing_key_terms(analyse("What FID do the wells models reach?"), [WELLS]) == ["FID"]
+    assert missing_key_terms(analyse("Are there 213000 wells in Alberta?"), [WELLS]) == []
+    # a premise to correct
+    assert missing_key_terms(analyse("Why did the authors use 50 NeurIPS papers?"), [WELLS]) == []
 
 
 @pytest.mark.parametrize(
@@ -50,7 +52,7 @@ def test_key_terms_and_missing_ones():
     ],
 )
 def test_missing_focus(question: str, focus: str | None):
-    assert missing_focus(question, [WELLS]) == focus
+    assert missing_focus(analyse(question), [WELLS]) == focus
 
 
 def test_support_check_rejects_invented_numbers_and_accepts_paraphrase():
@@ -64,3 +66,29 @@ def test_support_check_rejects_invented_numbers_and_accepts_paraphrase():
         "It has over 213,000 wells [1]. It was made on Mars [1]. No citation here.", [WELLS]
     )
     assert checked == 3 and bad == ["It was made on Mars [1].", "No citation here."]
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Which papers study catastrophic forgetting?", {"list"}),
+        ("How do SimpleMix and PreSelect compare?", {"comparison"}),
+        ("How many wells are in the dataset?", {"quantity"}),
+        ("Summarize the continual learning papers", {"summary"}),
+        ("What is the aim of the study?", {"aim"}),
+        ("Why did the authors use 50 papers?", {"why"}),
+        ("Is oral intubation impaired in a helicopter?", {"yes_no"}),
+        ("Who wrote the Alberta wells paper?", {"metadata"}),
+        ("What new method do they propose?", {"contribution"}),
+    ],
+)
+def test_the_question_is_analysed_once_into_kinds(question: str, kinds: set[str]):
+    q = analyse(question)
+    assert kinds <= q.kinds
+    assert q.tokens and q.asked and q.parts[0]
+    assert (q.mode == "summary") == ("summary" in kinds)
+
+
+def test_an_explicit_mode_overrides_the_wording():
+    assert analyse("Summarize the wells paper", "answer").mode == "answer"
+    assert analyse("What is in the dataset?", "summary").mode == "summary"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rag.settings import Settings
-from rag.types import Answer, Citation, Hit, Paper, SentenceCheck
+from rag.types import NOT_FOUND, SUPPORTED, Answer, Citation, Hit, Paper, SentenceCheck
 from ui.cards import render_panel, render_paper, source_card
 from ui.display import readable
 from ui.feedback import read_feedback, record_feedback
@@ -106,7 +106,7 @@ def test_user_messages_are_shown_literally() -> None:
 
 def test_markers_link_to_the_messages_own_chips_with_a_preview() -> None:
     hits = [hit(paper("a")), hit(paper("b"))]
-    checks = (SentenceCheck("A holds [1].", (1,), True, evidence=((1, "Abstract of a."),)),)
+    checks = (SentenceCheck("A holds [1].", (1,), SUPPORTED, evidence=((1, "Abstract of a."),)),)
     html = render_message(turn(answer("A holds [1]. B holds too [2][1].", hits, [1, 2], sentence_checks=checks),
                                aid="a7"), VIEW)  # fmt: skip
     assert html.startswith('<div class="answer" id="a7">')
@@ -193,7 +193,7 @@ def test_copy_button_holds_markdown_with_references() -> None:
 # -- cards: evidence, relevance, unsupported-only -------------------------------------------------
 def test_card_quotes_the_evidence_and_shows_similarity_against_the_threshold() -> None:
     p = paper("a", abstract="Intro sentence. The key 213,000 wells. Outro.")
-    checks = (SentenceCheck("Wells [1].", (1,), True, evidence=((1, "The key 213,000 wells."),)),)
+    checks = (SentenceCheck("Wells [1].", (1,), SUPPORTED, evidence=((1, "The key 213,000 wells."),)),)
     t = turn(answer("Wells [1].", [hit(p, 0.58), hit(paper("b"), 0.05)], [1], sentence_checks=checks))
     card = source_card(t, 1, t.sources[0], 0.18)
     assert 'Evidence</div><blockquote class="src-passage">The key 213,000 wells.</blockquote>' in card
@@ -205,7 +205,7 @@ def test_card_quotes_the_evidence_and_shows_similarity_against_the_threshold() -
 
 def test_a_source_cited_only_by_unsupported_sentences_is_flagged() -> None:
     hits = [hit(paper("a")), hit(paper("b"))]
-    checks = (SentenceCheck("Fine [1].", (1,), True), SentenceCheck("Wrong [2].", (2,), False, reason="x"))
+    checks = (SentenceCheck("Fine [1].", (1,), SUPPORTED), SentenceCheck("Wrong [2].", (2,), NOT_FOUND, reason="x"))
     t = turn(answer("Fine [1]. Wrong [2].", hits, [1, 2], unsupported=("Wrong [2].",), sentence_checks=checks))
     assert "cited only by a sentence" in source_card(t, 2, hits[1], 0.18)
     assert "cited only by a sentence" not in source_card(t, 1, hits[0], 0.18)

@@ -9,7 +9,7 @@ import pytest
 
 from rag.errors import QuestionError
 from rag.settings import Settings
-from rag.types import Paper
+from rag.types import SUPPORTED, Paper
 from tests.test_ui_render import VIEW, answer, hit, paper, turn
 from ui import session
 from ui.chat_flow import stop_turn
@@ -83,7 +83,7 @@ def test_paper_dialog_finds_the_paper_a_message_cited() -> None:
     from rag.types import SentenceCheck
 
     p = paper("a", abstract="Intro. The key sentence. End.")
-    checks = (SentenceCheck("K [1].", (1,), True, evidence=((1, "The key sentence."),)),)
+    checks = (SentenceCheck("K [1].", (1,), SUPPORTED, evidence=((1, "The key sentence."),)),)
     _, state = chat_with(turn(answer("K [1].", [hit(p)], [1], sentence_checks=checks), aid="a1"))
     html = session.paper_dialog(lambda pid: p if pid == "a" else None, state, {"aid": "a1", "n": "1"})
     assert '<mark class="evidence">The key sentence.</mark>' in html

@@ -11,40 +11,26 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.grounding import source_text
-from rag.answer.metadata import metadata_intent
+from rag.answer.question import Question
 from rag.index.lexical import STOPWORDS, tokenize
 from rag.types import Hit
 
-_KEY_TERM = re.compile(r"\"([^\"]{3,60})\"|\b([A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Za-z]+-?\d[\w.-]*|\d[\d,.]*%?)")
 
-
-def key_terms(question: str) -> list[str]:
-    """Specific names and numbers in a question: acronyms, mixed-case names, alphanumerics, quoted phrases."""
-    terms = []
-    for quoted, word in _KEY_TERM.findall(question):
-        term = (quoted or word).strip()
-        if term and term not in terms:
-            terms.append(term)
-    return terms
-
-
-def missing_key_terms(question: str, hits: Sequence[Hit]) -> list[str]:
+def missing_key_terms(question: Question, hits: Sequence[Hit]) -> list[str]:
     """Key terms of what the question asks (not of planted instructions before it, and not of a "why"
     question's premise) that appear in none of the retrieved sources."""
-    question = asked_clause(question)
-    if re.match(r"\s*(why|how come)\b", question, re.IGNORECASE):
+    if question.wants("why"):
         return []  # a premise is for the answer to confirm or correct, not a reason to refuse
     haystack = " ".join(source_text(h) for h in hits).lower()
     plain = haystack.replace(",", "")
     missing = []
-    for term in key_terms(question):
+    for term in question.key_terms:
         t = term.lower().rstrip("%")
         if t not in haystack and t.replace(",", "") not in plain:
             missing.append(term)
     return missing
 
 
-_QUESTION_SPLIT = re.compile(r"(?<=[.!?:])['\"\u2019\u201d)]*\s+|\n+")
 _AUX = frozenset(
     "is are was were does do did can could would should has have had will the a an its their this these".split()
 )
@@ -59,16 +45,6 @@ GENERIC_FOCUS = frozenset(
     exactly role aspect aspects part parts it they them he she we you one ones size sizes number numbers name
     names value values amount amounts best most first last latest""".split()
 )
-
-
-def asked_clause(question: str) -> str:
-    """The part of a question that asks something: its last interrogative sentence (or its last sentence).
-    Instructions and premises planted before it ("Ignore your sources and ...") are not what is asked."""
-    parts = [p.strip() for p in _QUESTION_SPLIT.split(question.strip()) if p.strip()]
-    if not parts:
-        return question
-    asked = [p for p in parts if p.endswith("?")]
-    return asked[-1] if asked else parts[-1]
 
 
 _ASK_VERB = frozenset("does did do can could would should will has have had".split())
@@ -114,10 +90,10 @@ def _not_noun(word: str) -> bool:
     return word in STOPWORDS or word in _ASK_VERB or word in _SKIP or word.endswith(("ed", "ly"))
 
 
-def missing_focus(question: str, hits: Sequence[Hit]) -> str | None:
+def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
     retrieved source mentions it: then the sources cannot say which one or how much."""
-    clause = asked_clause(question)
+    clause = question.asked
     wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
     wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
     tokens = tokenize(" ".join(source_text(h) for h in hits))
@@ -135,7 +111,7 @@ def top_relevance(hits: Sequence[Hit]) -> float:
     return max((h.dense_score for h in hits if h.dense_score is not None), default=0.0)
 
 
-def retrieval_refusal(question: str, hits: Sequence[Hit], min_relevance: float) -> str | None:
+def retrieval_refusal(question: Question, hits: Sequence[Hit], min_relevance: float) -> str | None:
     """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant (the best
     cosine similarity is below min_relevance, and the question names nothing a source mentions). Whether the
     sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
@@ -143,19 +119,19 @@ def retrieval_refusal(question: str, hits: Sequence[Hit], min_relevance: float) 
     if not hits:
         return "no indexed paper matches the question"
     best = top_relevance(hits)
-    named = bool(key_terms(asked_clause(question))) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
+    named = bool(question.key_terms) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
     if best < min_relevance and not named:
         return f"nothing relevant was found (best similarity {best:.2f} < {min_relevance:.2f})"
     return None
 
 
-def lexical_gap(question: str, hits: Sequence[Hit], focus: bool = True) -> str | None:
+def lexical_gap(question: Question, hits: Sequence[Hit], focus: bool = True) -> str | None:
     """What the question asks for that no retrieved source mentions: a key term (a name, a number) or the thing a
     wh-phrase asks for ("which *university*"). Evidence for the extractive backend's refusal, never a gate."""
     missing = missing_key_terms(question, hits)
     if missing:
         return f"no retrieved paper mentions {', '.join(repr(t) for t in missing)}"
-    if not focus or metadata_intent(question):
+    if not focus or question.metadata:
         return None
     thing = missing_focus(question, hits)
     return f"no retrieved paper mentions any {thing!r}" if thing else None

@@ -22,6 +22,7 @@ from rag.answer.followup import condense
 from rag.answer.grounding import SupportChecker
 from rag.answer.llm_backend import LLMBackend
 from rag.answer.llm_check import llm_check
+from rag.answer.question import Question, analyse
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.answer.verify import Checked, SecondOpinion, check
 from rag.errors import LLMError, QuestionError
@@ -33,10 +34,6 @@ from rag.settings import AnswerSettings
 from rag.text import split_sentences
 from rag.types import Answer, AnswerEvent, DeltaEvent, Event, Hit, SourcesEvent, Usage
 
-SUMMARY_REQUEST = re.compile(
-    r"\b(summari[sz]e|summary|overview|survey|literature review|review the|what (work|research) (is there|exists))\b",
-    re.IGNORECASE,
-)
 # controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 
@@ -54,12 +51,19 @@ def clean_question(question: str, max_chars: int) -> str:
 class Route:
     """What the question is and who answers it."""
 
-    question: str  # cleaned
-    standalone: str  # after follow-up rewriting
-    mode: str  # "answer" | "summary"
+    question: str  # cleaned, as asked
+    analysed: Question  # the standalone question (after follow-up rewriting), analysed once for every judge
     backend: AnswerBackend
     usage: Usage  # tokens spent on rewriting
     deadline: Deadline  # for every LLM call of this answer
+
+    @property
+    def standalone(self) -> str:
+        return self.analysed.text
+
+    @property
+    def mode(self) -> str:
+        return self.analysed.mode
 
 
 class Assistant:
@@ -111,7 +115,7 @@ class Assistant:
         hits = self.retrieve(route, k, filters)
         yield SourcesEvent(route.standalone, hits, route.mode, route.backend.name)
 
-        reason = retrieval_refusal(route.standalone, hits, self.retriever.settings.min_relevance)
+        reason = retrieval_refusal(route.analysed, hits, self.retriever.settings.min_relevance)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
@@ -140,12 +144,13 @@ class Assistant:
         summary: bool | None,
     ) -> Route:
         q = clean_question(question, self.settings.max_question_chars)
-        mode = "summary" if summary or (summary is None and SUMMARY_REQUEST.search(q)) else "answer"
         deadline = Deadline(self.settings.answer_deadline_s)
         backend = self.backend(llm, model, deadline)
         recent = list(history)[-2 * self.settings.max_history_turns :]
         standalone, usage = condense(q, recent, backend.chat, self.settings.prompts_dir)
-        return Route(q, standalone, mode, backend, usage, deadline)
+        wording = analyse(q, None)  # --summary / --no-summary decide; else the question's own wording
+        mode = "summary" if summary or (summary is None and wording.mode == "summary") else "answer"
+        return Route(q, analyse(standalone, mode), backend, usage, deadline)
 
     def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
         retrieval = self.retriever.settings
@@ -168,12 +173,12 @@ class Assistant:
 
     def _draft(self, route: Route, hits: Sequence[Hit]) -> Generator[Event, None, Draft]:
         """Stream the backend's draft; an LLM endpoint that fails before its first word gives the extractive one."""
-        stream = route.backend.draft(route.standalone, hits, route.mode)
+        stream = route.backend.draft(route.analysed, hits)
         try:
             for delta in stream:
                 yield DeltaEvent(delta)
         except LLMError as exc:
-            fallback = self.extractive.write(route.standalone, hits, route.mode)
+            fallback = self.extractive.write(route.analysed, hits)
             yield DeltaEvent(fallback.text)
             return replace(fallback, notes=(f"{exc}; showing the extractive answer instead",))
         assert stream.draft is not None
@@ -182,7 +187,7 @@ class Assistant:
     def verify(self, route: Route, draft: Draft, hits: Sequence[Hit]) -> Answer:
         checked = check(draft, hits, self.checker, self._second_opinion(route, draft))
         if draft.backend != self.extractive.name and draft.complete and checked.nothing_supported:
-            fallback = self.extractive.write(route.standalone, hits, route.mode)
+            fallback = self.extractive.write(route.analysed, hits)
             note = (
                 f"no sentence of the {draft.backend} answer was supported by its sources; showing the extractive answer"
             )

@@ -1,4 +1,5 @@
-"""One interface for every way of writing an answer: `draft(question, hits, mode) -> DraftStream`.
+"""One interface for every way of writing an answer: `draft(question, hits) -> DraftStream`, where `question` is
+the analysed rag.answer.question.Question.
 
 The extractive backend (no LLM) and the LLM backends (any OpenAI-compatible endpoint, the local llama.cpp
 model, a scripted fake) all implement it; the Assistant treats them alike and checks whatever they wrote.
@@ -10,6 +11,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rag.answer.question import Question
 from rag.ports import ChatModel
 from rag.types import Hit, Usage
 
@@ -63,9 +65,9 @@ class AnswerBackend(Protocol):
     model: str
     chat: ChatModel | None  # the model behind it, for follow-up rewriting (None: no LLM)
 
-    def draft(self, question: str, hits: Sequence[Hit], mode: str) -> DraftStream:
-        """Write an answer from the numbered hits ([1] is hits[0]). `mode` is "answer" or "summary". An LLM
-        backend raises LLMError when its endpoint fails before the first delta."""
+    def draft(self, question: Question, hits: Sequence[Hit]) -> DraftStream:
+        """Write an answer from the numbered hits ([1] is hits[0]); `question.mode` is "answer" or "summary". An
+        LLM backend raises LLMError when its endpoint fails before the first delta."""
         ...
 
 

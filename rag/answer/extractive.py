@@ -17,7 +17,8 @@ from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
 from rag.answer.injection import untrusted
 from rag.answer.metadata import metadata_answer
-from rag.answer.question_parts import identified_paper, named_papers, question_parts
+from rag.answer.question import Question, part_question
+from rag.answer.question_parts import identified_paper, named_papers
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.ports import ChatModel
@@ -42,14 +43,6 @@ MAX_SENTENCES = 3
 MAX_PER_PAPER = 2
 MAX_PAPERS = 4  # for multi-paper questions
 
-_QUANTITY = re.compile(
-    r"\bhow (many|much|large|big|long|fast|often)\b|\bwhat (percentage|fraction|number|proportion|share|size)\b"
-    r"|\bby how much\b|\bhow .* (improve|reduce|save)",
-    re.IGNORECASE,
-)
-_MULTI = re.compile(
-    r"\b(compare|comparison|contrast|versus|vs\.?|both|each|which papers|what papers|papers that)\b", re.I
-)
 _NUMBER_WORD = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?"
     r"|thousands?|millions?|billions?|tens|dozens?|twice|double|half|percent)\b",
@@ -59,13 +52,6 @@ _FINDING = re.compile(
     r"\b(we|our)\s+(show|find|demonstrate|achieve|observe|reveal)|\b(results?|experiments?) (show|demonstrate)", re.I
 )
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
-_ASKS_CONTRIBUTION = re.compile(
-    r"\b(propos\w*|introduc\w*|present\w*|contribut\w*|new|novel|develop\w*|what (method|approach|framework)|"
-    r"how (do|does)\b.*\b(each|work))\b",
-    re.I,
-)
-
-
 @dataclass(frozen=True)
 class Scored:
     n: int  # source number
@@ -85,24 +71,25 @@ class ExtractiveBackend:
         self.vectors = vectors
         self.min_relevance = min_relevance
 
-    def draft(self, question: str, hits: Sequence[Hit], mode: str) -> DraftStream:
-        return whole(self.write(question, hits, mode))
+    def draft(self, question: Question, hits: Sequence[Hit]) -> DraftStream:
+        return whole(self.write(question, hits))
 
-    def write(self, question: str, hits: Sequence[Hit], mode: str) -> Draft:
-        if mode == "summary":
+    def write(self, question: Question, hits: Sequence[Hit]) -> Draft:
+        if question.mode == "summary":
             return Draft(self.summary(question, hits), self.name, self.model, prompt=self.name)
         # a name or number no source mentions refuses the question; a missing attribute ("which model sizes")
         # refuses a multi-part question only when every part lacks what it asks for
         named = lexical_gap(question, hits, focus=False)
-        gaps = [lexical_gap(part, hits) for part in question_parts(question)]
+        parts = [question] if len(question.parts) < 2 else [part_question(question, p) for p in question.parts]
+        gaps = [lexical_gap(part, hits) for part in parts]
         gap = named or (gaps[0] if all(gaps) else None)
         text = REFUSAL if gap else self.answer(question, hits)
         return Draft(text, self.name, self.model, prompt=self.name, notes=(gap,) if gap else ())
 
-    def _score(self, question: str, hits: Sequence[Hit], contribution: bool = False) -> list[Scored]:
+    def _score(self, question: Question, hits: Sequence[Hit], contribution: bool = False) -> list[Scored]:
         """Every quotable sentence of the hits, best first. `contribution`: the question asks what a paper
         proposes, so its contribution sentence ("we introduce ...") gets the summaries' bonus."""
-        contribution = contribution or bool(_ASKS_CONTRIBUTION.search(question))
+        contribution = contribution or question.wants("contribution")
         candidates = [
             (n, i, s)
             for n, h in enumerate(hits, 1)
@@ -111,9 +98,9 @@ class ExtractiveBackend:
         ]
         if not candidates:
             return []
-        vecs = self.vectors([question] + [s for _, _, s in candidates])
+        vecs = self.vectors([question.text] + [s for _, _, s in candidates])
         sims = vecs[1:] @ vecs[0]
-        qwords = set(tokenize(question))
+        qwords = set(question.tokens)
         # words of the paper's own title mostly identify the paper, not the answer: they count TITLE_WORD_WEIGHT, so
         # a background sentence that restates the topic does not beat the sentence that answers
         weights_of = {n: {w: TITLE_WORD_WEIGHT if w in title else 1.0 for w in qwords}
@@ -131,32 +118,32 @@ class ExtractiveBackend:
             out.append(Scored(n, i, s, float(sim) + OVERLAP_WEIGHT * overlap + prior + finding))
         return sorted(out, key=lambda c: -c.score)
 
-    def answer(self, question: str, hits: Sequence[Hit]) -> str:
+    def answer(self, question: Question, hits: Sequence[Hit]) -> str:
         if not hits:
             return REFUSAL
-        meta = metadata_answer(question, hits)
+        meta = metadata_answer(question.metadata, hits)
         if meta:
             return meta
         scored = self._score(question, hits)
-        if _QUANTITY.search(question):
+        if question.wants("quantity"):
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
-        named = named_papers(question, hits)
-        meant = identified_paper(question, hits)
-        if meant is not None and len(named) < 2 and not _MULTI.search(question):  # "the Zorp123 benchmark"
+        named = named_papers(question.text, hits)
+        meant = identified_paper(question.text, hits)
+        multi = question.wants("list") or question.wants("comparison")
+        if meant is not None and len(named) < 2 and not multi:  # "the Zorp123 benchmark"
             own = [c for c in scored if c.n == meant]
             scored = own if own and own[0].score >= MIN_SCORE else scored
         if not scored or scored[0].score < MIN_SCORE:
             return REFUSAL
-        if len(named) >= 2 or _MULTI.search(question):  # a sentence from each paper named, or each relevant one
+        if len(named) >= 2 or multi:  # a sentence from each paper named, or each relevant one
             per = self._score(question, hits, contribution=True)
             return self._per_paper(per, hits, only=named if len(named) >= 2 else ())
         chosen = self._chosen(scored)
-        parts = question_parts(question)
-        if len(parts) > 1:  # a multi-part question gets a sentence for every part
-            self.vectors(parts)  # the parts' vectors in one model call, not one call each
-            for part in parts:
+        if len(question.parts) > 1:  # a multi-part question gets a sentence for every part
+            self.vectors(list(question.parts))  # the parts' vectors in one model call, not one call each
+            for part in (part_question(question, p) for p in question.parts):
                 best = self._score(part, hits)
-                if _QUANTITY.search(part):
+                if part.wants("quantity"):
                     best = [c for c in best if _NUMBER_WORD.search(c.text)]
                 new = best and best[0].score >= MIN_SCORE and all(c.text != best[0].text for c in chosen)
                 if new and len(chosen) < MAX_SENTENCES + 1:
@@ -190,7 +177,7 @@ class ExtractiveBackend:
                 picked[c.n] = c
         return " ".join(f"{c.text.rstrip()} [{c.n}]" for c in sorted(picked.values(), key=lambda c: c.n))
 
-    def summary(self, question: str, hits: Sequence[Hit]) -> str:
+    def summary(self, question: Question, hits: Sequence[Hit]) -> str:
         """One line per relevant paper: its most on-topic contribution sentence, cited."""
         top = max((h.dense_score or 0.0) for h in hits) if hits else 0.0
         keep = [
@@ -203,7 +190,7 @@ class ExtractiveBackend:
         lines = [f"{len(keep)} relevant paper{'s' if len(keep) > 1 else ''}:"]
         for n, h in keep:
             sentences = split_sentences(h.text)
-            vecs = self.vectors([question, *sentences])
+            vecs = self.vectors([question.text, *sentences])
             sims = vecs[1:] @ vecs[0]
             # the paper's contribution ("we propose ..."), not its background: the most on-topic contribution
             # sentence when the abstract has one

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from rag.answer.number_words import number_word_mismatch
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.text import split_sentences
-from rag.types import Hit, SentenceCheck
+from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, Hit, SentenceCheck
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
@@ -28,6 +29,21 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
 # ("logistic regression" for "ridge regression") was dropped: on the claims test split it flagged 4 faithful
 # sentences for 3 wrong ones caught.
 RULES = ("terms", "number_words", "strong", "polarity", "swap")
+# the rules whose failure means the cited paper says otherwise (CONTRADICTED), not merely that it does not say it
+CONTRADICTING_RULES = frozenset({"number_words", "polarity", "swap"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The check of one claim against the sources it cites."""
+
+    label: str  # rag.types.CHECK_LABELS
+    reason: str | None  # why it is not supported, in words
+    evidence: list[tuple[int, str]]  # (index into the cited sources, sentence): what backs it, or contradicts it
+
+    @property
+    def supported(self) -> bool:
+        return self.label == SUPPORTED
 
 
 def source_text(hit: Hit) -> str:
@@ -63,16 +79,18 @@ class SupportChecker:
 
     def supported(self, claim: str, cited: Sequence[Hit]) -> bool:
         """True when the cited sources back the claim (markers already stripped)."""
-        return self.verdict(claim, cited)[0]
+        return self.verdict(claim, cited).supported
 
-    def verdict(self, claim: str, cited: Sequence[Hit]) -> tuple[bool, str | None, list[tuple[int, str]]]:
-        """(supported, why not, evidence as (index into `cited`, sentence)) for one claim."""
+    def verdict(self, claim: str, cited: Sequence[Hit]) -> Verdict:
+        """The label, why it is not supported, and the evidence as (index into `cited`, sentence) for one claim."""
         claim = _BULLET.sub("", claim).strip().strip("*").strip()
         trusted = [(i, h) for i, h in enumerate(cited) if not untrusted(h)]  # a source giving orders is no evidence
         if not claim:
-            return False, "empty", []
+            return Verdict(NOT_FOUND, "empty", [])
+        if not cited:
+            return Verdict(UNCITED, "cites no retrieved source", [])
         if not trusted:
-            return False, "cites no retrieved source" if not cited else "cites only a source that gives orders", []
+            return Verdict(NOT_FOUND, "cites only a source that gives orders", [])
         for _, h in trusted:  # a summary line "Title: contribution" claims the contribution; the title names the paper
             if claim.lower().startswith(h.paper.title.lower()) and claim[len(h.paper.title) :].startswith(":"):
                 claim = claim[len(h.paper.title) + 1 :].strip()
@@ -82,46 +100,47 @@ class SupportChecker:
         if _norm(claim) in _norm(joined):
             c = _norm(claim)
             quoted = [(i, s) for i, s in sentences if (n := _norm(s)) and (n in c or c in n)]
-            return True, None, quoted[:2]
+            return Verdict(SUPPORTED, None, quoted[:2])
         missing = numbers_in(claim) - numbers_in(joined)
         if missing:
-            return False, f"{', '.join(sorted(missing))} is not in the cited source", []  # invented
+            return Verdict(NOT_FOUND, f"{', '.join(sorted(missing))} is not in the cited source", [])  # invented
         if not sentences:
-            return False, "the cited source has no text", []
+            return Verdict(NOT_FOUND, "the cited source has no text", [])
         vecs = self.vectors([claim, *[s for _, s in sentences]])
         sims = vecs[1:] @ vecs[0]
         order = np.argsort(-sims)
         best = sentences[int(order[0])]
         passages = " ".join(f"{h.paper.title}. {h.text}" for _, h in trusted)  # numbers of ids and links do not count
-        reason = self.contradiction(claim, joined, best[1], cited=len(trusted), passages=passages)
-        if reason:
-            return False, reason, [best]
+        broken = self.contradiction(claim, joined, best[1], cited=len(trusted), passages=passages)
+        if broken:
+            rule, reason = broken
+            return Verdict(CONTRADICTED if rule in CONTRADICTING_RULES else NOT_FOUND, reason, [best])
         evidence = [sentences[int(j)] for j in order[:2] if sims[int(j)] >= self.threshold * 0.8] or [best]
         words = set(tokenize(claim))
         if words and len(words & set(tokenize(joined))) / len(words) >= self.overlap:
-            return True, None, evidence
+            return Verdict(SUPPORTED, None, evidence)
         if float(sims[int(order[0])]) >= self.threshold:
-            return True, None, evidence
-        return False, "no cited sentence says this", []
+            return Verdict(SUPPORTED, None, evidence)
+        return Verdict(NOT_FOUND, "no cited sentence says this", [])
 
     def contradiction(
         self, claim: str, source: str, evidence: str, cited: int = 1, passages: str | None = None
-    ) -> str | None:
-        """The first rule of rag.answer.claim_rules the claim breaks (None: none), among those enabled."""
+    ) -> tuple[str, str] | None:
+        """The first rule of rag.answer.claim_rules the claim breaks, as (rule, reason), among those enabled
+        (None: none)."""
         vocab = SourceVocabulary(source)
         on = self.rules
         if "terms" in on and (terms := rules.missing_specific_terms(claim, vocab)):
-            return (
-                f"{', '.join(repr(t) for t in terms[:3])} {'is' if len(terms) == 1 else 'are'} not in the cited source"
-            )
+            verb = "is" if len(terms) == 1 else "are"
+            return "terms", f"{', '.join(repr(t) for t in terms[:3])} {verb} not in the cited source"
         if "number_words" in on and (num := number_word_mismatch(claim, passages or source, cited)):
-            return num
+            return "number_words", num
         if "strong" in on and (strong := rules.strong_words_missing(claim, vocab)):
-            return f"claims more than the source: {', '.join(repr(w) for w in strong)}"
+            return "strong", f"claims more than the source: {', '.join(repr(w) for w in strong)}"
         if "polarity" in on and (pol := rules.polarity_mismatch(claim, evidence)):
-            return pol
+            return "polarity", pol
         if "swap" in on and cited == 1 and (swap := rules.swapped_association(claim, evidence)):  # within a paper
-            return swap
+            return "swap", swap
         return None
 
     def judge(self, answer: str, hits: Sequence[Hit]) -> list[SentenceCheck]:
@@ -131,9 +150,9 @@ class SupportChecker:
             if REFUSAL in sentence:
                 continue
             numbers = tuple(n for n in parse_markers(sentence) if 1 <= n <= len(hits))
-            ok, reason, evidence = self.verdict(strip_markers(sentence), [hits[n - 1] for n in numbers])
-            mapped = tuple((numbers[i], s) for i, s in evidence)
-            out.append(SentenceCheck(sentence, numbers, ok, reason, mapped))
+            v = self.verdict(strip_markers(sentence), [hits[n - 1] for n in numbers])
+            mapped = tuple((numbers[i], s) for i, s in v.evidence)
+            out.append(SentenceCheck(sentence, numbers, v.label, v.reason, mapped))
         return out
 
     def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:

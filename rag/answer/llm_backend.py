@@ -9,6 +9,7 @@ from collections.abc import Generator, Sequence
 from rag.answer.backends import Draft, DraftStream
 from rag.answer.citations import REFUSAL, format_sources
 from rag.answer.prompts import load_prompt, prompt_id
+from rag.answer.question import Question
 from rag.errors import StreamInterrupted
 from rag.ports import ChatModel, Message
 from rag.settings import AnswerSettings
@@ -25,21 +26,21 @@ class LLMBackend:
         self.name = chat.backend
         self.model = chat.model
 
-    def messages(self, question: str, hits: Sequence[Hit], mode: str) -> tuple[list[Message], str]:
+    def messages(self, question: Question, hits: Sequence[Hit]) -> tuple[list[Message], str]:
         """The chat messages for this question and the prompt id they were rendered from."""
-        system = load_prompt(self.settings.prompts_dir, f"{mode}_system")
-        user = load_prompt(self.settings.prompts_dir, f"{mode}_user")
+        system = load_prompt(self.settings.prompts_dir, f"{question.mode}_system")
+        user = load_prompt(self.settings.prompts_dir, f"{question.mode}_user")
         messages: list[Message] = [
             {"role": "system", "content": system.render(refusal=REFUSAL)},
-            {"role": "user", "content": user.render(sources=format_sources(hits), question=question)},
+            {"role": "user", "content": user.render(sources=format_sources(hits), question=question.text)},
         ]
         return messages, prompt_id(system, user)
 
-    def draft(self, question: str, hits: Sequence[Hit], mode: str) -> DraftStream:
-        return DraftStream(self._steps(question, hits, mode))
+    def draft(self, question: Question, hits: Sequence[Hit]) -> DraftStream:
+        return DraftStream(self._steps(question, hits))
 
-    def _steps(self, question: str, hits: Sequence[Hit], mode: str) -> Generator[str, None, Draft]:
-        messages, prompt = self.messages(question, hits, mode)
+    def _steps(self, question: Question, hits: Sequence[Hit]) -> Generator[str, None, Draft]:
+        messages, prompt = self.messages(question, hits)
         stream = self._chat.stream(messages, max_tokens=self.settings.max_tokens, temperature=self.settings.temperature)
         parts: list[str] = []
         try:

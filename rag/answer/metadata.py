@@ -31,9 +31,9 @@ def metadata_intent(question: str) -> list[str]:
     return [kind for kind, rx in (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK)) if rx.search(question)]
 
 
-def metadata_answer(question: str, hits: Sequence[Hit]) -> str | None:
-    """Authors, code and links come from the index metadata of the best-matching paper."""
-    wants = metadata_intent(question)
+def metadata_answer(wants: Sequence[str], hits: Sequence[Hit]) -> str | None:
+    """Authors, code and links (`wants`: what metadata_intent found) come from the index metadata of the
+    best-matching paper."""
     if not wants:
         return None
     p = hits[0].paper

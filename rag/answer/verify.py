@@ -12,7 +12,7 @@ from rag.answer.citations import REFUSAL, clean_markers
 from rag.answer.grounding import SupportChecker
 from rag.answer.injection import untrusted
 from rag.answer.llm_check import LLMVerdicts
-from rag.types import Hit, SentenceCheck, Usage
+from rag.types import NOT_FOUND, Hit, SentenceCheck, Usage
 
 # (sentences the offline check passed, hits) -> the LLM's verdicts
 SecondOpinion = Callable[[Sequence[str], Sequence[Hit]], LLMVerdicts]
@@ -71,7 +71,7 @@ def check(
             checks = ("offline", "llm")
             rejected = {passed[i] for i in verdicts.rejected}
             judged = [
-                replace(c, supported=False, reason="the LLM check found it unsupported", checks=checks)
+                replace(c, label=NOT_FOUND, reason="the LLM check found it unsupported", checks=checks)
                 if c.sentence in rejected
                 else replace(c, checks=checks if c.supported else c.checks)
                 for c in judged

@@ -1,0 +1,125 @@
+"""The analysed question: built once per answer, at route time, and read by every judge after it.
+
+Before this value existed, five answer modules re-tokenised and re-parsed the question string each in its own
+way. Now `analyse(text, mode)` does it once: the words (`tokens`), the clause that actually asks (`asked`: the
+last interrogative sentence, so instructions and premises planted before it are not what is asked), its specific
+names and numbers (`key_terms`), its sub-questions (`parts`), and what kind of answer it wants (`kinds`).
+
+Kinds (a question may have several):
+    summary      "summarize / give an overview of ..." (or --summary): one line per relevant paper
+    list         "which papers ...", "are there papers that ...": every relevant paper, one cited line each
+    comparison   "how do X and Y differ", "compare ...": a sentence from each paper compared
+    quantity     "how many / how much / what percentage ...": a sentence that states a number
+    aim          "what is the aim / objective / purpose of ...": the study's aim may be quoted
+    contribution "what does it propose / introduce ...": the paper's contribution sentence
+    why          "why ..." / "how come ...": a premise to confirm or correct, not a reason to refuse
+    yes_no       "Is / Does / Can ... ?": answered by a result or conclusion
+    metadata     authors, code or links (`metadata` says which): answered from the index metadata
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.answer.metadata import metadata_intent
+from rag.answer.question_parts import question_parts
+from rag.index.lexical import tokenize
+
+SUMMARY_REQUEST = re.compile(
+    r"\b(summari[sz]e|summary|overview|survey|literature review|review the|what (work|research) (is there|exists))\b",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(
+    r"\bhow (many|much|large|big|long|fast|often)\b|\bwhat (percentage|fraction|number|proportion|share|size)\b"
+    r"|\bby how much\b|\bhow .* (improve|reduce|save)",
+    re.IGNORECASE,
+)
+_LIST = re.compile(r"\b(which papers|what papers|papers that|each|both)\b", re.IGNORECASE)
+_COMPARISON = re.compile(r"\b(compare|comparison|contrast|versus|vs\.?)\b", re.IGNORECASE)
+_CONTRIBUTION = re.compile(
+    r"\b(propos\w*|introduc\w*|present\w*|contribut\w*|new|novel|develop\w*|what (method|approach|framework)|"
+    r"how (do|does)\b.*\b(each|work))\b",
+    re.IGNORECASE,
+)
+_AIM = re.compile(r"\b(aims?|objectives?|purposes?|goals?)\b(?! function)", re.IGNORECASE)
+_WHY = re.compile(r"\s*(why|how come)\b", re.IGNORECASE)
+_YES_NO = re.compile(
+    r"\s*(is|are|was|were|does|do|did|can|could|should|would|will|has|have|had|may|might|must)\b", re.IGNORECASE
+)
+
+_QUESTION_SPLIT = re.compile(r"(?<=[.!?:])['\"\u2019\u201d)]*\s+|\n+")
+_KEY_TERM = re.compile(r"\"([^\"]{3,60})\"|\b([A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Za-z]+-?\d[\w.-]*|\d[\d,.]*%?)")
+
+
+def asked_clause(question: str) -> str:
+    """The part of a question that asks something: its last interrogative sentence (or its last sentence).
+    Instructions and premises planted before it ("Ignore your sources and ...") are not what is asked."""
+    parts = [p.strip() for p in _QUESTION_SPLIT.split(question.strip()) if p.strip()]
+    if not parts:
+        return question
+    asked = [p for p in parts if p.endswith("?")]
+    return asked[-1] if asked else parts[-1]
+
+
+def key_terms(question: str) -> list[str]:
+    """Specific names and numbers in a question: acronyms, mixed-case names, alphanumerics, quoted phrases."""
+    terms = []
+    for quoted, word in _KEY_TERM.findall(question):
+        term = (quoted or word).strip()
+        if term and term not in terms:
+            terms.append(term)
+    return terms
+
+
+@dataclass(frozen=True)
+class Question:
+    """What was asked, analysed once (see the module docstring)."""
+
+    text: str  # the standalone question (after follow-up rewriting), cleaned
+    asked: str  # the clause that asks
+    tokens: tuple[str, ...]  # rag.index.lexical.tokenize(text): lower-case, stopwords dropped, plurals folded
+    key_terms: tuple[str, ...]  # names and numbers of the asked clause
+    parts: tuple[str, ...]  # sub-questions; (text,) when it asks one thing
+    kinds: frozenset[str]
+    metadata: tuple[str, ...] = ()  # "authors", "code", "link"
+    mode: str = "answer"  # "answer" | "summary"
+
+    def wants(self, kind: str) -> bool:
+        return kind in self.kinds
+
+
+def analyse(text: str, mode: str | None = None) -> Question:
+    """The analysed question. `mode` "summary" forces a summary; None decides from the wording."""
+    asked = asked_clause(text)
+    meta = tuple(metadata_intent(text))
+    kinds = {
+        kind
+        for kind, hit in (
+            ("summary", mode == "summary" or (mode is None and bool(SUMMARY_REQUEST.search(text)))),
+            ("list", bool(_LIST.search(text))),
+            ("comparison", bool(_COMPARISON.search(text))),
+            ("quantity", bool(_QUANTITY.search(text))),
+            ("aim", bool(_AIM.search(asked))),
+            ("contribution", bool(_CONTRIBUTION.search(text))),
+            ("why", bool(_WHY.match(asked))),
+            ("yes_no", bool(_YES_NO.match(asked))),
+            ("metadata", bool(meta)),
+        )
+        if hit
+    }
+    return Question(
+        text=text,
+        asked=asked,
+        tokens=tuple(tokenize(text)),
+        key_terms=tuple(key_terms(asked)),
+        parts=tuple(question_parts(text)),
+        kinds=frozenset(kinds),
+        metadata=meta,
+        mode="summary" if "summary" in kinds else "answer",
+    )
+
+
+def part_question(question: Question, part: str) -> Question:
+    """One sub-question analysed on its own (a multi-part question's judges look at each part)."""
+    return analyse(part, question.mode)
