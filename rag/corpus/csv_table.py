@@ -1,6 +1,7 @@
 """CSV with a header row; `abstract` (or `summary`) is the one required column. Read record by record (memory
 stays flat in the number of rows); a broken record costs that record only: rag.corpus.csv_records resumes on the
-line after it, and stops the read when no line is a safe place to resume."""
+line after it, and stops the read when no line is a safe place to resume. A cell `'=...` (`'` before = + - @,
+how `rag export --format csv` keeps spreadsheets from running a cell as a formula) is read without the `'`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rag.corpus.csv_records import RECORD_CHARS, CsvRecords, Unrecoverable
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error
 
+FORMULA_GUARDED = ("'=", "'+", "'-", "'@", "'\t", "'\r")
 FREE_TEXT = ("abstract", "summary", "title", "authors", "author", "venue", "journal", "keywords")
 
 
@@ -44,5 +46,5 @@ def _read(source: Source) -> Iterator[Record]:
         else:
             fields: Fields = {}
             for name, cell in zip(names, row, strict=True):
-                fields.setdefault(name, cell)
+                fields.setdefault(name, cell[1:] if cell.startswith(FORMULA_GUARDED) else cell)
             yield line, fields
