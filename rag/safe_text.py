@@ -35,10 +35,21 @@ _URL_KEEP = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&*+,;=%]")  # anything else is p
 _HOST = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?|[0-9a-f:.]+")
 
 
+# what most URLs look like, already in the form safe_url writes (no port, entity, credentials, upper case or odd
+# character): one regex (~1 µs) instead of the parse (~6 µs, half again the time to read a 100k-row CSV)
+_PLAIN_URL = re.compile(r"https?://(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+                        r"(?:[/?#][A-Za-z0-9\-._~:/?#@!$*+,;=%]*)?")  # fmt: skip
+
+
 def safe_url(url: object) -> str | None:
     """`url` as an absolute http(s) URL safe to put in a link, or None (see the module docstring)."""
     if not isinstance(url, str) or not url:
         return None
+    return url if _PLAIN_URL.fullmatch(url) else checked_url(url)
+
+
+def checked_url(url: str) -> str | None:
+    """safe_url the long way: decode, parse, check and rewrite."""
     text = _URL_DROPPED.sub("", html.unescape(url)).strip(_URL_EDGES)
     if not text or _URL_CONTROL.search(text):
         return None
@@ -52,7 +63,8 @@ def safe_url(url: object) -> str | None:
     if parts.scheme.lower() not in ("http", "https") or not _HOST.fullmatch(host):
         return None
     netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port is not None else "")
-    rest = parts.path + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+    after = text.partition("//")[2]  # path, query and fragment as written (an empty "?" or "#" too)
+    rest = after[min((i for i in map(after.find, "/?#") if i >= 0), default=len(after)) :]
     rest = _URL_KEEP.sub(lambda m: quote(m.group(), safe=""), rest)
     return f"{parts.scheme.lower()}://{netloc}{rest}"
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from rag.safe_text import domain, md_escape, md_link, neutralise_markdown, safe_url, strip_active_html
+from rag.safe_text import checked_url, domain, md_escape, md_link, neutralise_markdown, safe_url, strip_active_html
 
 RENDER = MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough")
 RENDER.validateLink = lambda url: True  # markdown-it refuses javascript: links itself; many renderers do not
@@ -92,6 +92,24 @@ def test_http_urls_come_out_safe_to_put_in_a_link(url: str, safe: str) -> None:
     assert safe_url(url) == safe
     assert md_link(url) == f"[{md_escape(domain(safe))}]({safe})"
     assert_inert(f"see {md_link(url)} now")
+
+
+URL_SAFE_PIECES = ["/", "a", "%20", "%zz", "?", "q=1", "#", "frag", "@", "~", ":", "!", "*", "$", ";", ",", "=", "+"]
+URL_ODD_PIECES = ["&", "amp;", "(", ")", "'", " ", "é", "[", "]", "\\", '"', "<", "\t"]
+URLISH = st.builds(
+    lambda scheme, host, rest: f"{scheme}://{host}{rest}",
+    st.sampled_from(["http", "https", "HTTP", "hTtps", "javascript", "ftp"]),
+    st.sampled_from(["arxiv.org", "a-b.example", "x", "A.org", "xn--bcher-kva.example", "127.0.0.1", "user:pw@h.org",
+                     "h.org:8080", "h.org:99999", "-a.org", "a..org", "bücher.de", "a.org.", "[::1]"]),
+    st.one_of(st.lists(st.sampled_from(URL_SAFE_PIECES), max_size=10),
+              st.lists(st.sampled_from(URL_SAFE_PIECES + URL_ODD_PIECES), max_size=10)).map("".join),
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(URLISH)
+def test_the_quick_path_gives_what_the_long_way_gives(url: str) -> None:
+    assert safe_url(url) == checked_url(url)
 
 
 # ---- model text
