@@ -166,5 +166,8 @@ _ACTIVE_TAG = re.compile(
 
 
 def strip_active_html(text: str) -> str:
-    """The text without tags that can load or run something; inert ones (`<i>`, `<sub>`, `<unk>`) stay."""
-    return _ACTIVE_TAG.sub("", text) if "<" in text else text
+    """The text without tags that can load or run something; inert ones (`<i>`, `<sub>`, `<unk>`) stay. Until
+    nothing changes: taking `<script>` out of `<scr<script>ipt>` leaves another."""
+    while "<" in text and (stripped := _ACTIVE_TAG.sub("", text)) != text:
+        text = stripped
+    return text

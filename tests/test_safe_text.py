@@ -189,3 +189,5 @@ def test_active_html_is_stripped_and_inert_tags_stay() -> None:
             "<img src=x onerror=alert(2)> <a href='javascript:x'>y</a> <b onclick=x>z</b> <!-- c --> a<b")
     assert strip_active_html(text) == (
         "A <i>E. coli</i> study of the <unk> token and H<sub>2</sub>O alert(1)  y z</b>  a<b")
+    nested = "<scr<script>ipt>alert(1)</scr</script>ipt> <<img src=x>img src=y onerror=z>"  # past a one-pass filter
+    assert strip_active_html(nested) == "alert(1) "
