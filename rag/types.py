@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.safe_text import safe_url
+
 
 @dataclass(frozen=True)
 class Section:
@@ -158,7 +160,7 @@ class Answer:
             "answer": self.text,
             "mode": self.mode,
             "citations": [
-                {"n": c.n, "paper_id": c.paper_id, "title": c.title, "url": c.url, "page": c.page,
+                {"n": c.n, "paper_id": c.paper_id, "title": c.title, "url": safe_url(c.url), "page": c.page,
                  "page_end": c.page_end}
                 for c in self.citations
             ],
@@ -167,7 +169,7 @@ class Answer:
                     "n": n,
                     "paper_id": h.paper.id,
                     "title": h.paper.title,
-                    "url": h.paper.url,
+                    "url": safe_url(h.paper.url),
                     "score": round(h.score, 4),
                     "relevance": None if h.dense_score is None else round(h.dense_score, 4),
                     "page": h.page,

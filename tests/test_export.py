@@ -101,7 +101,7 @@ def test_answer_markdown_with_references_and_pages() -> None:
         "- Expert five never fails \\[1\\].\n\n"
         "**References**\n\n"
         "- [1] Ingrid Sørensen, Tomás Ruiz (2024). Sparse \\*Routing\\* for Glacier \\[Radar\\]. *ICML 2024*, "
-        "pp. 2–3. <https://arxiv.org/abs/2401.01234>\n"
+        "pp. 2–3. [arxiv.org](https://arxiv.org/abs/2401.01234)\n"
     )
 
 
@@ -121,7 +121,7 @@ def test_cited_papers_once_each_with_a_lookup_for_the_whole_abstract() -> None:
     whole = Paper(id="glacier", title="T", abstract="The whole abstract.")
     assert cited_papers(answer, lambda pid: whole)[0].abstract == "The whole abstract."
     table = sources_table(_answer())
-    assert "| 1 | Sparse *Routing* for Glacier [Radar] | 2024 | pp. 2–3 |" in table
+    assert "| 1 | Sparse \\*Routing\\* for Glacier \\[Radar\\] | 2024 | pp. 2–3 |" in table  # titles are text
     assert "| 2 | Bus Bunching |  | abstract |" in table
 
 
@@ -159,7 +159,8 @@ def test_rag_ask_markdown_and_bibtex(rag_cli, tmp_path: Path) -> None:
     assert code == 0, err
     assert out.startswith(f"## {question}\n\n") and "2.5 kcal/mol" in out
     assert "- [1] Linh Nguyen, Pieter van der Berg, The FoldSim Consortium (2024). Molecular Dynamics of Protein " \
-           "Fold Stability. *Journal of Chemical Physics*. <https://doi.org/10.1063/5.0190001>" in out  # fmt: skip
+           "Fold Stability. *Journal of Chemical Physics*. [doi.org](https://doi.org/10.1063/5.0190001)" \
+           in out  # fmt: skip
     code, out, err = rag_cli("ask", question, "--format", "bibtex", "--llm", "extractive")
     assert code == 0 and out.startswith("@article{nguyen2024protein,\n"), err
     (back,) = read_papers([_write(tmp_path / "cited.bib", out)])[:1]

@@ -107,7 +107,8 @@ def test_markdown_and_urls_in_answers_and_abstracts_load_nothing(
     bait = canary.url
     # the extractive backend quotes the planted abstract word for word
     quoted = page.ask("How much carbon do kelp forests export to deep ocean sediments?", "175 teragrams")
-    expect(quoted).to_contain_text(f"![chart]({bait}/abstract.png?d=secret)")
+    page.wait_idle()
+    expect(quoted).to_contain_text("(image not shown: chart)")  # the verified answer drops the image's URL
     _only_our_links(page)
     page.page.locator('#sources article[data-paper-id="planted-md"] button.show-abstract').click()
     dialog = page.page.locator("#paper")
@@ -126,7 +127,10 @@ def test_markdown_and_urls_in_answers_and_abstracts_load_nothing(
     _only_our_links(page)
     expect(streaming).to_contain_text("answered by", timeout=TIMEOUT_MS)
     page.wait_idle()
-    expect(streaming).to_contain_text(f"[Alberta Wells Dataset]({bait}/llm-phish)")
+    # verified: the link shows where it goes (as text here: the chat makes no link of model text), the image is
+    # gone, the tag is text
+    expect(streaming).to_contain_text(f"Alberta Wells Dataset ([127.0.0.1]({bait}/llm-phish))")
+    expect(streaming).to_contain_text("See (image not shown: x) and")
     expect(streaming).to_contain_text(f'<img src="{bait}/llm-img.png">')
     _only_our_links(page)
 

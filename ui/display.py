@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 
 _COMMAND = re.compile(r"\\(?:emph|textit|textbf|textrm|textsc|texttt|mathrm|mathbf|text)\{([^{}]*)\}")
-_ESCAPED = re.compile(r"\\([%&_#$])")
+_ESCAPED = re.compile(r"\\([%&_#$<])")  # LaTeX's escapes, and "\\<" of an answer's neutralised tag (rag.safe_text)
 _TIE = re.compile(r"(?<=[^\s/~])~(?=[^\s~])")  # LaTeX's non-breaking space; "~10%" and "/~user" are kept
 _QUOTES = (("``", "\u201c"), ("''", "\u201d"))
 
 
 def readable(text: str) -> str:
-    """`\\%` -> `%`, `a~(b)` -> `a (b)`, `\\emph{x}` -> `x`, ``` ``x'' ``` -> “x”."""
+    """`\\%` -> `%`, `\\<` -> `<`, `a~(b)` -> `a (b)`, `\\emph{x}` -> `x`, ``` ``x'' ``` -> “x”."""
     if "\\" not in text and "~" not in text and "``" not in text:
         return text
     text = _ESCAPED.sub(r"\1", _COMMAND.sub(r"\1", text))

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
+from rag.safe_text import safe_url as text_safe_url
 from rag.types import Paper
 from ui.display import readable
 
@@ -28,17 +28,10 @@ def txt(text: object) -> str:
 
 
 def safe_url(url: str | None) -> str | None:
-    """The URL, escaped for an attribute, when it is an absolute http(s) URL; else None."""
-    if not url:
-        return None
-    url = url.strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c in url for c in "\r\n\t "):
-        return None
-    return esc(url)
+    """The URL, escaped for an attribute, when it is an absolute http(s) URL (rag.safe_text, the gate every
+    output shares); else None."""
+    safe = text_safe_url(url)
+    return None if safe is None else esc(safe)
 
 
 def ext_link(url: str | None, label: str, cls: str = "ext") -> str:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.citations import REFUSAL
+from rag.safe_text import safe_url
 from rag.types import Hit
 
 _AUTHORS = re.compile(
@@ -42,9 +43,10 @@ def metadata_answer(wants: Sequence[str], hits: Sequence[Hit]) -> str | None:
         year = str(p.year) if p.year and str(p.year) not in (p.venue or "") else ""
         where = ", ".join(x for x in (p.venue or "", year) if x)
         parts.append(f"{p.title}{f' ({where})' if where else ''} is by {', '.join(p.authors)} [1].")
-    if "code" in wants and p.code_url:
-        parts.append(f"The code for {p.title} is at {p.code_url} [1].")
-    if "link" in wants and (p.url or p.arxiv_id):
+    code, url = safe_url(p.code_url), safe_url(p.url)  # a javascript: or data: URL is no place to send anyone
+    if "code" in wants and code:
+        parts.append(f"The code for {p.title} is at {code} [1].")
+    if "link" in wants and (url or p.arxiv_id):
         arxiv = f"arXiv {p.arxiv_id}, " if p.arxiv_id else ""
-        parts.append(f"{p.title} is available at {arxiv}{p.url or ''} [1].".replace(", [1]", " [1]"))
+        parts.append(f"{p.title} is available at {arxiv}{url or ''} [1].".replace(", [1]", " [1]"))
     return " ".join(parts) if parts else REFUSAL

@@ -12,6 +12,7 @@ from rag.answer.citations import REFUSAL, clean_markers
 from rag.answer.grounding import SupportChecker
 from rag.answer.injection import untrusted
 from rag.answer.llm_check import LLMVerdicts
+from rag.safe_text import neutralise_markdown
 from rag.types import NOT_FOUND, Hit, SentenceCheck, Usage
 
 # (sentences the offline check passed, hits) -> the LLM's verdicts
@@ -76,4 +77,6 @@ def check(
                 else replace(c, checks=checks if c.supported else c.checks)
                 for c in judged
             ]
+    # judged as written; shown, copied and exported without images, raw HTML or non-http(s) links (rag.safe_text)
+    text, judged = neutralise_markdown(text), [replace(c, sentence=neutralise_markdown(c.sentence)) for c in judged]
     return Checked(text, False, tuple(judged), removed, tuple(notes), checks, usage)

@@ -9,6 +9,7 @@ from typing import Any
 from rag.cli.output import one_line, print_json, say
 from rag.factory import open_assistant
 from rag.filters import Filters
+from rag.safe_text import safe_url
 from rag.settings import Settings
 from rag.text import pages_label
 from rag.types import Answer, AnswerEvent, Citation, DeltaEvent, Hit
@@ -19,12 +20,16 @@ def _where(page: int | None, page_end: int | None) -> str:
     return f", {label}" if label else ""
 
 
+def _link(url: str | None) -> str:
+    return f"  {safe}" if (safe := safe_url(url)) else ""  # http(s) only: no javascript: or data: URL
+
+
 def _hit_line(n: int, h: Hit) -> str:
-    return f"  [{n}] {h.paper.title}{_where(h.page, h.page_end)}" + (f"  {h.paper.url}" if h.paper.url else "")
+    return f"  [{n}] {h.paper.title}{_where(h.page, h.page_end)}" + _link(h.paper.url)
 
 
 def _citation_line(c: Citation) -> str:
-    return f"  [{c.n}] {c.title}{_where(c.page, c.page_end)}" + (f"  {c.url}" if c.url else "")
+    return f"  [{c.n}] {c.title}{_where(c.page, c.page_end)}" + _link(c.url)
 
 
 def print_notes(answer: Answer) -> None:

@@ -4,7 +4,8 @@ one line on stderr (plus a JSON object on stdout for `--json` commands).
 Model output, abstracts, titles and file names are attacker-controlled. An ESC or a C1 control character in them
 would reach the terminal as an escape sequence (clipboard writes through OSC 52, a cleared screen, hidden
 hyperlinks), so every C0 control character except newline and tab, DEL and every C1 control character is removed
-before anything is printed. JSON output escapes them instead (the data stays intact).
+before anything is printed. JSON output escapes them instead (the data stays intact), and `<`, `>`, `&` too, so
+no tag from a title or an answer is in the bytes of a JSON answer a tool might paste into a page.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from rag.redact import mask_urls_in
 # C0 except \t and \n, DEL, C1; lone surrogates (undecodable bytes) cannot be encoded to the terminal at all
 _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\ud800-\udfff]")  # json.dumps already escapes C0
+_JSON_UNSAFE = re.compile(r"[<>&\x7f-\x9f\ud800-\udfff]")  # json.dumps already escapes C0; <>& only occur in strings
 KINDS: tuple[tuple[type[BaseException], str], ...] = (
     (ConfigError, "config"), (CorpusError, "corpus"), (IndexMissingError, "index_missing"),
     (StoreUnavailableError, "store_unavailable"), (LLMError, "llm"), (QuestionError, "question"),
@@ -50,7 +51,7 @@ def say(text: object = "", *, end: str = "\n", err: bool = False, flush: bool = 
 
 
 def json_text(value: Any) -> str:
-    """JSON with DEL, C1 controls and lone surrogates escaped as \\uXXXX (json.dumps escapes C0 itself)."""
+    """JSON with DEL, C1 controls, lone surrogates and `<>&` escaped as \\uXXXX (json.dumps escapes C0 itself)."""
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 

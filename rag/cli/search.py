@@ -6,6 +6,7 @@ import argparse
 
 from rag.cli.output import print_json, say
 from rag.filters import Filters
+from rag.safe_text import safe_url
 from rag.settings import Settings
 from rag.text import pages_label
 
@@ -21,7 +22,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings, filters: Filters) -
                 {
                     "paper_id": h.paper.id,
                     "title": h.paper.title,
-                    "url": h.paper.url,
+                    "url": safe_url(h.paper.url),
                     "score": round(h.score, 4),
                     "dense_score": None if h.dense_score is None else round(h.dense_score, 4),
                     "chunk_id": h.chunk_id,
@@ -40,6 +41,6 @@ def cmd_search(args: argparse.Namespace, settings: Settings, filters: Filters) -
         year = f" ({h.paper.year})" if h.paper.year else ""
         where = f", {pages_label(h.page, h.page_end)}" if h.page is not None else ""
         say(f"{rank:2}. [{h.score:.2f}] {h.paper.title}{year}{where}  {h.paper.id}")
-        if h.paper.url:
-            say(f"    {h.paper.url}")
+        if url := safe_url(h.paper.url):
+            say(f"    {url}")
     return 0

@@ -63,6 +63,7 @@ _ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u
 _SYMBOLS = {"ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
             "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "LaTeX": "LaTeX", "TeX": "TeX", "ldots": "…", "dots": "…",
             "textendash": "–", "textemdash": "—", "textbackslash": "\\", "textasciicircum": "^",
+            "textless": "<", "textgreater": ">",
             "textasciitilde": "\ue002"}
 _DROPPED = frozenset({"textbf", "textit", "emph", "textsc", "texttt", "textrm", "textsf", "textup", "textsl", "mathrm",
                       "mathbf", "mathit", "mathcal", "mathsf", "mathtt", "mbox", "url", "href", "bf", "it", "em", "sc",

@@ -1,41 +1,35 @@
-"""CSV with a header row; `abstract` (or `summary`) is the one required column. Read row by row: memory stays
-flat in the number of rows, and a field is never larger than FIELD_LIMIT (an unclosed quote is reported at its
-line instead of swallowing the rest of the file)."""
+"""CSV with a header row; `abstract` (or `summary`) is the one required column. Read record by record (memory
+stays flat in the number of rows); a broken record costs that record only: rag.corpus.csv_records resumes on the
+line after it, and stops the read when no line is a safe place to resume. A cell `'=...` (`'` before = + - @,
+how `rag export --format csv` keeps spreadsheets from running a cell as a formula) is read without the `'`."""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
 
+from rag.corpus.csv_records import RECORD_CHARS, CsvRecords, Unrecoverable
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error
 
-FIELD_LIMIT = 16 << 20  # characters; long abstracts are judged by max_abstract_chars, far below this
+FORMULA_GUARDED = ("'=", "'+", "'-", "'@", "'\t", "'\r")
+FREE_TEXT = ("abstract", "summary", "title", "authors", "author", "venue", "journal", "keywords")
 
 
-def _rows(source: Source) -> Iterator[tuple[int, list[str] | str]]:
-    reader = csv.reader(source.text_lines(), strict=True)  # an unclosed quote is an error, not one huge field
+def read_csv(source: Source) -> Iterator[Record]:
     old_limit = csv.field_size_limit()
-    csv.field_size_limit(FIELD_LIMIT)
+    csv.field_size_limit(RECORD_CHARS)  # a field is never larger than a record may be
     try:
-        while True:
-            start = reader.line_num + 1
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as e:
-                yield start, f"malformed CSV ({e})"
-                return
-            if any(cell.strip() for cell in row):
-                yield start, row
+        yield from _read(source)
+    except Unrecoverable as e:
+        raise corpus_error(f"{source.path}:{e.line}: {e}") from None
     finally:
         csv.field_size_limit(old_limit)
 
 
-def read_csv(source: Source) -> Iterator[Record]:
-    rows = _rows(source)
-    first = next(rows, None)
+def _read(source: Source) -> Iterator[Record]:
+    records = CsvRecords(source.text_lines(), FREE_TEXT)
+    first = records.header()
     if first is None:
         return
     line, header = first
@@ -46,11 +40,11 @@ def read_csv(source: Source) -> Iterator[Record]:
         raise corpus_error(
             f"{source.path}:{line}: the header has no 'abstract' column (it has: {', '.join(names)[:200]})"
         )
-    for line, row in rows:
-        if isinstance(row, str) or len(row) != len(names):
-            yield line, row if isinstance(row, str) else f"row has {len(row)} fields; the header has {len(names)}"
+    for line, row in records:
+        if isinstance(row, str):
+            yield line, row
         else:
             fields: Fields = {}
             for name, cell in zip(names, row, strict=True):
-                fields.setdefault(name, cell)
+                fields.setdefault(name, cell[1:] if cell.startswith(FORMULA_GUARDED) else cell)
             yield line, fields

@@ -2,7 +2,8 @@
 
 Field names are matched case-insensitively, with common alternatives (`summary` for `abstract`, `journal` or
 `booktitle` for `venue`, `eprint` for `arxiv_id`). A record that cannot become a Paper raises BadRecord with the
-reason.
+reason. A `url` or `code_url` that is neither http(s) nor a local file (`javascript:`, `data:`, `vbscript:`...) is
+dropped: no paper is found there, and no later output can then turn it into a link (each output checks again).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from pathlib import Path
 
 from rag.corpus.text_io import Fields, json_kind, slugify
+from rag.safe_text import safe_url
 from rag.types import Paper, Section
 
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
@@ -45,6 +47,12 @@ def _text(value: object) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**100:
         return str(value)
     return (_clean(value) or None) if isinstance(value, str) else None
+
+
+def _link(value: object) -> str | None:
+    """A URL where a paper or its code can be: http(s), or a local file (what the PDF reader gives)."""
+    url = _text(value)
+    return url if url is not None and (safe_url(url) or url.lower().startswith("file:/")) else None
 
 
 def _year(value: object) -> int | None:
@@ -106,11 +114,11 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
     arxiv_id = _text(_first(f, "arxiv_id", "eprint"))
     arxiv_id = re.sub(r"(?i)^arxiv:\s*", "", arxiv_id) if arxiv_id else None
     doi = bare_doi(_text(f.get("doi")))
-    url = _text(f.get("url"))
+    url = _link(f.get("url"))
     if url is None and arxiv_id:
-        url = f"https://arxiv.org/abs/{arxiv_id}"
+        url = _link(f"https://arxiv.org/abs/{arxiv_id}")
     elif url is None and doi:
-        url = f"https://doi.org/{doi}"
+        url = _link(f"https://doi.org/{doi}")
     return Paper(
         id=_paper_id(_first(f, "id", "paper_id"), path, abstract),
         title=_text(f.get("title")) or derive_title(abstract),
@@ -119,7 +127,7 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         year=_year(f.get("year")),
         venue=_text(_first(f, "venue", "journal", "booktitle")),
         url=url,
-        code_url=_text(f.get("code_url")),
+        code_url=_link(f.get("code_url")),
         arxiv_id=arxiv_id or None,
         source=str(path),
         doi=doi,

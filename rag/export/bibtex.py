@@ -4,7 +4,9 @@ bibtex`, and the UI's "Copy BibTeX of cited papers" call them).
 Every kept field (key = paper id, title, authors, year, venue, DOI, arXiv id, url, code url, abstract) reads
 back unchanged through rag's own BibTeX reader: text is escaped (`\\&`, `\\%`, `\\{`, `\\textbackslash{}` ...),
 words with capitals inside ("BERT", "ImageNet") are braced so styles keep their case, and a name with a comma
-or " and " in it is braced whole.
+or " and " in it is braced whole. `<` and `>` are written `\\textless{}` / `\\textgreater{}` (what LaTeX prints
+them as; no raw tag reaches a tool that turns BibTeX into HTML), and `url` / `code_url` are written only for
+http(s) URLs (rag.safe_text): a `javascript:` or `data:` URL, or a local file, is left out.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from rag.safe_text import safe_url, strip_active_html
 from rag.types import Answer, Paper
 
 _ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-            "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
+            "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+            ">": r"\textgreater{}"}  # fmt: skip
 _URL_ESCAPES = {"%": r"\%", "#": r"\#", "&": r"\&", "{": "", "}": ""}
 _PROCEEDINGS = re.compile(
     r"proceedings|conference|workshop|symposium|\b(ICML|NeurIPS|NIPS|ICLR|CVPR|ICCV|ECCV|ACL|EMNLP|NAACL|COLING|"
@@ -53,8 +57,8 @@ def entry_type(paper: Paper) -> tuple[str, str | None]:
 
 
 def bibtex_entry(paper: Paper) -> str:
-    """One entry, `@article{<paper id>, ...}`, with the fields the paper has. A url that points at a local file
-    (a PDF read from disk) is left out."""
+    """One entry, `@article{<paper id>, ...}`, with the fields the paper has. A url or code url that is not http(s)
+    (a PDF read from disk, a `javascript:` URL) is left out."""
     kind, venue_field = entry_type(paper)
     fields: list[tuple[str, str]] = [("title", _title(paper.title))]
     if paper.authors:
@@ -64,13 +68,13 @@ def bibtex_entry(paper: Paper) -> str:
     if venue_field and paper.venue:
         fields.append((venue_field, escape(paper.venue)))
     if paper.doi:
-        fields.append(("doi", _url(paper.doi)))
+        fields.append(("doi", _url(strip_active_html(paper.doi))))
     if paper.arxiv_id:
-        fields += [("eprint", _url(paper.arxiv_id)), ("archiveprefix", "arXiv")]
-    if paper.url and not paper.url.startswith("file:"):
-        fields.append(("url", _url(paper.url)))
-    if paper.code_url:
-        fields.append(("code_url", _url(paper.code_url)))
+        fields += [("eprint", _url(strip_active_html(paper.arxiv_id))), ("archiveprefix", "arXiv")]
+    if url := safe_url(paper.url):
+        fields.append(("url", _url(url)))
+    if code_url := safe_url(paper.code_url):
+        fields.append(("code_url", _url(code_url)))
     fields.append(("abstract", escape(paper.abstract)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return f"@{kind}{{{paper.id},\n{body}\n}}\n"

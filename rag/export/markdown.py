@@ -2,27 +2,24 @@
 
     answer_markdown(answer)          -> "## <question>", the answer with its [n] markers, "**References**", "- [1] ..."
     conversation_markdown(answers)   -> every turn, in order, under one title
-    reference_line(citation, paper)  -> "[1] Ann Lee, Bo Chen (2024). Title. *Venue*, p. 4. <https://...>"
+    reference_line(citation, paper)  -> "[1] Ann Lee, Bo Chen (2024). Title. *Venue*, p. 4. [arxiv.org](https://...)"
 
 The numbers in the answer text are the citation numbers, and the reference list uses the same ones, so a
 pasted answer keeps pointing at the right paper. Sentences the citation check did not support are listed
 under the answer; an abstention lists the closest papers instead of references.
+
+Untrusted text never becomes markup (rag.safe_text): the answer text was neutralised when it was checked,
+metadata (titles, names, venues, the question) is escaped to literal text, and a paper's URL becomes a link only
+when it is http(s), shown as its domain: `[arxiv.org](https://arxiv.org/abs/...)`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from rag.safe_text import md_escape, md_link
 from rag.text import pages_label
 from rag.types import Answer, Citation, Paper
-
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
-
-
-def md_escape(text: str) -> str:
-    """Text that renders as itself in Markdown (no emphasis, links or HTML from paper titles)."""
-    return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 def _authors(paper: Paper) -> str:
@@ -33,7 +30,7 @@ def _authors(paper: Paper) -> str:
 
 
 def reference_line(citation: Citation | None, paper: Paper, n: int | None = None) -> str:
-    """One reference: number, authors (year), title, venue, the cited page(s) and the link."""
+    """One reference: number, authors (year), title, venue, the cited page(s) and the link (http(s) only)."""
     number = citation.n if citation is not None else n
     parts = []
     who = _authors(paper)
@@ -44,8 +41,8 @@ def reference_line(citation: Citation | None, paper: Paper, n: int | None = None
     where = pages_label(citation.page, citation.page_end) if citation is not None else ""
     if venue or where:
         parts.append(", ".join(x for x in (venue, where) if x) + ".")
-    if paper.url:
-        parts.append(f"<{paper.url}>")
+    if link := md_link(paper.url):
+        parts.append(link)
     return f"[{number}] " + " ".join(parts)
 
 
@@ -75,3 +72,6 @@ def conversation_markdown(answers: Sequence[Answer], title: str = "Conversation"
     (citation numbers restart with every answer, as they do in the chat)."""
     body = "\n".join(answer_markdown(a) for a in answers)
     return f"# {md_escape(title)}\n\n{body}" if answers else f"# {md_escape(title)}\n"
+
+
+__all__ = ["answer_markdown", "conversation_markdown", "md_escape", "reference_line"]
