@@ -168,6 +168,11 @@ class DocStore:
         top = top[np.lexsort((top, -scores[top]))]
         return [(self.ids[int(row)], 1.0 - float(scores[row])) for row in top]
 
+    def vectors_of(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """The stored vectors of these chunks, one row each, in order (every id must be in the docstore)."""
+        rows = np.fromiter((self._rows[cid] for cid in chunk_ids), np.int64, len(chunk_ids))
+        return np.asarray(self._vectors[rows], dtype=np.float32)
+
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._rows
 

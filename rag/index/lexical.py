@@ -241,13 +241,13 @@ class LexicalIndex:
         start, end = int(self._indptr[token]), int(self._indptr[token + 1])
         return self._indices[start:end], self._data[start:end]
 
-    def exact_match(self, query: str) -> str | None:
+    def exact_match(self, query: str, scores: np.ndarray | None = None) -> str | None:
         """BM25's first chunk for the query when the query names it: a name or identifier in the query ("Zorp123",
         "SQGEF", "PaperBench": letters with digits, or capitals after the first letter) occurs in that chunk's
         paper and in no other paper, whatever the other words match. Plain words are never taken as names: in a
-        small corpus many of them occur in one paper only."""
+        small corpus many of them occur in one paper only. `scores`: the query's `scores`, when already computed."""
         names = [t for word in _NAMED.findall(query) for t in whole_terms(word)]
-        top = self.search(query, 1) if names else []
+        top = self.top(self.scores(query) if scores is None else scores, 1) if names else []
         if not top:
             return None
         best = top[0][0]

@@ -1,5 +1,6 @@
 """question -> list[Hit]: dense (vector store or the docstore's exact scan) and lexical (BM25) candidates fused by
-reciprocal rank, filtered, one hit per paper, cut to k and to a token budget."""
+score (rag.retrieve.fusion), the best of them rescored by their best sentence (rag.retrieve.evidence), filtered,
+one hit per paper, cut to k and to a token budget."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
 from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
-from rag.retrieve.fusion import keep_exact_match, reciprocal_rank_fusion
+from rag.retrieve.evidence import rescore
+from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
 from rag.settings import RetrievalSettings
 from rag.types import Hit, Paper
 
@@ -115,23 +117,10 @@ class Retriever:
         if mode not in MODES:
             raise QuestionError(f"mode must be one of {', '.join(MODES)}")
         filters = filters or Filters()
-        n = self.settings.candidates * (4 if filters.active else 1)
+        # deep enough for k distinct papers even when some papers have several chunks among the candidates
+        n = max(self.settings.candidates, 3 * k * per_paper) * (4 if filters.active else 1)
         qvec = self.query_vector(query)
-
-        # candidates: ids and scores only; text, metadata and vectors are fetched for the fused best few
-        ranked: list[list[str]] = []
-        dense: dict[str, float] = {}
-        lexical: dict[str, float] = {}
-        if mode in ("hybrid", "dense"):
-            nearest = self._nearest(qvec, n, filters)
-            dense = {cid: 1.0 - distance for cid, distance in nearest}
-            ranked.append([cid for cid, _ in nearest])
-        if mode in ("hybrid", "lexical"):
-            lexical = dict(self.lexical.search(query, n))
-            ranked.append(list(lexical))
-        order, fused = reciprocal_rank_fusion(ranked)
-        if mode == "hybrid":
-            order = keep_exact_match(order, fused, self.lexical.exact_match(query))
+        order, fused, dense, lexical = self._rank(query, qvec, mode, n, filters)
 
         hits: list[Hit] = []
         per: dict[str, int] = {}
@@ -151,11 +140,42 @@ class Retriever:
                 per[paper.id] = per.get(paper.id, 0) + 1
                 used_tokens += tokens
                 page, page_end, section = page_of(chunk.metadata)
-                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid), tokens,
-                                page, page_end, section))  # fmt: skip
+                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid) or None,
+                                tokens, page, page_end, section))  # fmt: skip
                 if len(hits) >= k:
                     return hits
         return hits
+
+    def _rank(self, query: str, qvec: np.ndarray, mode: str, n: int, filters: Filters
+              ) -> tuple[list[str], dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
+        """Candidate chunk ids, best first, with their fused score, cosine (where known) and BM25 score. Ids and
+        scores only: text, metadata and vectors are fetched for the best few afterwards."""
+        dense: dict[str, float] = {}
+        if mode != "lexical":
+            dense = {cid: 1.0 - distance for cid, distance in self._nearest(qvec, n, filters)}
+        floor = min(dense.values(), default=0.0)  # the n-th cosine: no chunk the dense search left out scores more
+        scaled_dense = dict(zip(dense, scale_dense(np.fromiter(dense.values(), np.float64, len(dense))).tolist(),
+                                strict=True))  # fmt: skip
+        if mode == "dense":
+            return list(dense), scaled_dense, dense, {}
+        scores = self.lexical.scores(query)
+        lexical = dict(self.lexical.top(scores, n))
+        scaled_lexical = dict(zip(lexical, scale_lexical(np.fromiter(lexical.values(), np.float64, len(lexical)))
+                                  .tolist(), strict=True))  # fmt: skip
+        if mode == "lexical":
+            return list(lexical), scaled_lexical, dense, lexical
+        firsts = [c for c in (confident_first(scaled_dense), confident_first(scaled_lexical)) if c is not None]
+        ids = list(dict.fromkeys([*dense, *lexical]))
+        docs = self.docs if not self.stale else None
+        only_lexical = [cid for cid in lexical if cid not in dense]
+        if docs is not None and only_lexical and all(cid in docs for cid in only_lexical):
+            dense.update(zip(only_lexical, (docs.vectors_of(only_lexical) @ qvec).tolist(), strict=True))
+        for cid in dense.keys() - lexical.keys():
+            lexical[cid] = self.lexical.score_of(scores, cid)
+        cosines = np.fromiter((dense.get(cid, floor) for cid in ids), np.float64, len(ids))
+        order, fused = fuse(ids, cosines, np.fromiter((lexical[c] for c in ids), np.float64, len(ids)))
+        order = keep_confident(rescore(order, fused, qvec, self.sentence_vectors), fused, firsts)
+        return keep_exact_match(order, fused, self.lexical.exact_match(query, scores)), fused, dense, lexical
 
     def _nearest(self, qvec: np.ndarray, n: int, filters: Filters) -> list[tuple[str, float]]:
         """Dense candidates: an exact scan of the docstore's vectors for a small, unfiltered, up-to-date index;

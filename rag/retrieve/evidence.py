@@ -1,0 +1,59 @@
+"""The second stage: the best fused candidates rescored by how well their best sentence matches the question.
+
+A chunk vector averages a whole abstract; a question, a claim above all, is usually answered by one sentence of
+it. The docstore keeps each sentence's vector from index time (rag.index.docstore), so this costs one small
+matrix-vector product per candidate and embeds nothing at query time.
+
+Rule: for the first EVIDENCE_DEPTH fused candidates, best = the highest cosine between the question and one of
+the chunk's sentences; it is scaled over those candidates (lowest 0, highest 1) and mixed into their fused score:
+score = (1 - EVIDENCE_WEIGHT) * fused + EVIDENCE_WEIGHT * best. Candidates below that depth keep their order.
+
+When any of those candidates has no stored sentence vectors (an index built with `sentence_vectors = false`, a
+worker whose docstore is outdated or missing), the stage is skipped and the fused order stands: embedding 30
+abstracts' sentences per query would cost ~1-2 s on two cores (BENCHMARKS.md gives the measured quality cost of
+skipping it). Tuned on dev data only; the figures are in BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+EVIDENCE_DEPTH = 30  # fused candidates rescored
+EVIDENCE_WEIGHT = 0.2  # share of the best-sentence score in the final one
+
+SentenceVectors = Callable[[str], "np.ndarray | None"]
+
+
+def best_sentences(ids: list[str], query: np.ndarray, sentence_vectors: SentenceVectors) -> np.ndarray | None:
+    """Each chunk's highest sentence cosine with the query, in `ids` order; None when a chunk has none stored."""
+    best = np.empty(len(ids), dtype=np.float32)
+    for i, cid in enumerate(ids):
+        rows = sentence_vectors(cid)
+        if rows is None or not len(rows):
+            return None
+        best[i] = float((rows @ query).max())
+    return best
+
+
+def rescore(order: list[str], fused: dict[str, float], query: np.ndarray,
+            sentence_vectors: SentenceVectors) -> list[str]:  # fmt: skip
+    """`order` with its first EVIDENCE_DEPTH ids reordered by fused and best-sentence score (`fused` updated for
+    them; the order stays descending in it); unchanged when sentence vectors are missing."""
+    head = order[:EVIDENCE_DEPTH]
+    if len(head) < 2:
+        return order
+    best = best_sentences(head, np.asarray(query, dtype=np.float32), sentence_vectors)
+    if best is None:
+        return order
+    low, high = float(best.min()), float(best.max())
+    scaled = (best - low) / max(high - low, 1e-6)
+    mix = zip(head, scaled.tolist(), strict=True)
+    score = {cid: (1.0 - EVIDENCE_WEIGHT) * fused[cid] + EVIDENCE_WEIGHT * s for cid, s in mix}
+    head = sorted(head, key=lambda cid: (-score[cid], cid))
+    floor = max((fused[cid] for cid in order[EVIDENCE_DEPTH:]), default=0.0)
+    top = max(score.values()) or 1.0
+    for cid in head:  # rescaled so the head stays above the rest and the best is 1.0
+        fused[cid] = floor + (1.0 - floor) * score[cid] / top
+    return head + order[EVIDENCE_DEPTH:]
