@@ -169,7 +169,7 @@ class LexicalIndex:
         self.ids = ids
         self.fingerprint = fingerprint
         self._vocab = vocab
-        self._data, self._indices, self._indptr = arrays
+        self._data, self._indices, self._indptr = (np.asarray(a) for a in arrays)  # memmaps as plain views
         self._params = params
         self._terms = recipe
         self._rows: dict[str, int] | None = None  # chunk id -> position in `ids`, made when first needed

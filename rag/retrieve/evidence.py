@@ -23,28 +23,17 @@ import numpy as np
 EVIDENCE_DEPTH = 30  # fused candidates rescored
 EVIDENCE_WEIGHT = 0.2  # share of the best-sentence score in the final one
 
-SentenceVectors = Callable[[str], "np.ndarray | None"]
+# chunk ids -> each one's highest cosine between the question and one of its stored sentences (None: not stored)
+BestSentences = Callable[[list[str]], "np.ndarray | None"]
 
 
-def best_sentences(ids: list[str], query: np.ndarray, sentence_vectors: SentenceVectors) -> np.ndarray | None:
-    """Each chunk's highest sentence cosine with the query, in `ids` order; None when a chunk has none stored."""
-    best = np.empty(len(ids), dtype=np.float32)
-    for i, cid in enumerate(ids):
-        rows = sentence_vectors(cid)
-        if rows is None or not len(rows):
-            return None
-        best[i] = float((rows @ query).max())
-    return best
-
-
-def rescore(order: list[str], fused: dict[str, float], query: np.ndarray,
-            sentence_vectors: SentenceVectors) -> list[str]:  # fmt: skip
+def rescore(order: list[str], fused: dict[str, float], best_sentences: BestSentences) -> list[str]:
     """`order` with its first EVIDENCE_DEPTH ids reordered by fused and best-sentence score (`fused` updated for
     them; the order stays descending in it); unchanged when sentence vectors are missing."""
     head = order[:EVIDENCE_DEPTH]
     if len(head) < 2:
         return order
-    best = best_sentences(head, np.asarray(query, dtype=np.float32), sentence_vectors)
+    best = best_sentences(head)
     if best is None:
         return order
     low, high = float(best.min()), float(best.max())
