@@ -68,3 +68,13 @@ def test_the_evidence_stage_is_skipped_when_a_candidate_has_no_sentence_vectors(
     fused = {"x": 1.0, "y": 0.9}
     assert evidence.rescore(["x", "y"], fused, lambda ids: None) == ["x", "y"]  # an index built without them
     assert fused == {"x": 1.0, "y": 0.9}
+
+
+def test_a_paper_is_shown_with_its_chunk_whose_sentence_answers_best():
+    """p:4 (a body page) outranks p:0 (the abstract) on the fused score, but p:0 holds the sentence that answers:
+    the paper keeps p:4's place and is shown with p:0."""
+    fused = {"p:4": 1.0, "p:0": 0.95, "q:0": 0.9}
+    best = {"p:4": 0.58, "p:0": 0.62, "q:0": 0.2}
+    order = evidence.rescore(["p:4", "p:0", "q:0"], fused, lambda ids: np.array([best[c] for c in ids]))
+    assert order == ["p:0", "p:4", "q:0"]
+    assert [fused[c] for c in order] == sorted(fused.values(), reverse=True)

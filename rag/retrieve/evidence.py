@@ -7,6 +7,8 @@ matrix-vector product per candidate and embeds nothing at query time.
 Rule: for the first EVIDENCE_DEPTH fused candidates, best = the highest cosine between the question and one of
 the chunk's sentences; it is scaled over those candidates (lowest 0, highest 1) and mixed into their fused score:
 score = (1 - EVIDENCE_WEIGHT) * fused + EVIDENCE_WEIGHT * best. Candidates below that depth keep their order.
+A paper with several chunks there keeps the places its chunks earned, filled best sentence first, so the chunk
+that represents it (one hit per paper) is the one whose sentence matches the question best.
 
 When any of those candidates has no stored sentence vectors (an index built with `sentence_vectors = false`, a
 worker whose docstore is outdated or missing), the stage is skipped and the fused order stands: embedding 30
@@ -43,6 +45,18 @@ def rescore(order: list[str], fused: dict[str, float], best_sentences: BestSente
     head = sorted(head, key=lambda cid: (-score[cid], cid))
     floor = max((fused[cid] for cid in order[EVIDENCE_DEPTH:]), default=0.0)
     top = max(score.values()) or 1.0
-    for cid in head:  # rescaled so the head stays above the rest and the best is 1.0
-        fused[cid] = floor + (1.0 - floor) * score[cid] / top
+    places = [floor + (1.0 - floor) * score[cid] / top for cid in head]  # descending; the head above the rest
+    head = _best_chunk_first(head, dict(zip(head, best.tolist(), strict=True)))
+    fused.update(zip(head, places, strict=True))
     return head + order[EVIDENCE_DEPTH:]
+
+
+def _best_chunk_first(head: list[str], best: dict[str, float]) -> list[str]:
+    """Within each paper, its chunks in the places its chunks hold, best sentence first: a paper keeps the rank its
+    best-scoring chunk earned, and is shown (one hit per paper) with the chunk whose sentence answers best, e.g.
+    a full-text paper's abstract stating the figure rather than a body page that only mentions the topic."""
+    papers: dict[str, list[str]] = {}
+    for cid in head:
+        papers.setdefault(cid.rsplit(":", 1)[0], []).append(cid)
+    chosen = {paper: iter(sorted(chunks, key=lambda c: -best[c])) for paper, chunks in papers.items()}
+    return [next(chosen[cid.rsplit(":", 1)[0]]) for cid in head]
