@@ -117,3 +117,23 @@ def test_an_index_built_with_the_old_words_is_rebuilt_from_the_docstore_not_misr
     code, out, _ = indexed_cli("search", "replicating agents", "--mode", "lexical", "--json", "-k", "1")
     assert code == 0 and json.loads(out)["hits"][0]["paper_id"] == "icml2025-03"
     assert not [r for r in caplog.records if "BM25" in r.getMessage()]
+
+
+def test_while_rag_index_holds_the_lock_the_rebuilt_bm25_is_used_from_memory_and_not_saved(
+    indexed_cli, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
+    from rag.index.lock import FileLock
+
+    _write_old_recipe_index(indexed_cli.home, monkeypatch)
+    lock = FileLock(indexed_cli.home / "index" / "writer.lock")
+    lock.acquire(0.0, None, "papers")  # as a running `rag index` does
+    try:
+        caplog.set_level(logging.WARNING)
+        code, out, _ = indexed_cli("search", "replicating agents", "--mode", "lexical", "--json", "-k", "1")
+    finally:
+        lock.release()
+    assert code == 0 and json.loads(out)["hits"][0]["paper_id"] == "icml2025-03"
+    notes = [r.getMessage() for r in caplog.records if "BM25" in r.getMessage()]
+    assert len(notes) == 1 and "in memory" in notes[0], notes
+    on_disk = LexicalIndex.load(indexed_cli.home / "index" / "bm25-papers")
+    assert on_disk is not None and on_disk.recipe == "terms-1"  # that run writes its own; nothing half-saved here
