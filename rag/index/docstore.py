@@ -168,7 +168,9 @@ class DocStore:
             return None
         firsts = np.cumsum(counts) - counts  # where each chunk's rows begin in the gathered block
         take = np.repeat(starts - firsts, counts) + np.arange(int(counts.sum()))
-        cosines = np.asarray(sentences)[take].astype(np.float32) @ np.asarray(query, dtype=np.float32)
+        # einsum, not `@`: see `nearest` (OpenBLAS threads left spinning slow the next query embedding)
+        gathered = np.asarray(sentences)[take].astype(np.float32)
+        cosines = np.einsum("ij,j->i", gathered, np.asarray(query, dtype=np.float32))
         return np.maximum.reduceat(cosines, firsts)
 
     def nearest(self, query: np.ndarray, n: int) -> list[tuple[str, float]]:
@@ -186,10 +188,11 @@ class DocStore:
         top = top[np.lexsort((top, -scores[top]))]
         return [(self.ids[int(row)], 1.0 - float(scores[row])) for row in top]
 
-    def vectors_of(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        """The stored vectors of these chunks, one row each, in order (every id must be in the docstore)."""
+    def cosines_of(self, chunk_ids: Sequence[str], query: np.ndarray) -> np.ndarray:
+        """The query's cosine with each of these chunks' stored vectors, in order (every id must be here)."""
         rows = np.fromiter((self._rows[cid] for cid in chunk_ids), np.int64, len(chunk_ids))
-        return np.asarray(self._vectors[rows], dtype=np.float32)
+        vectors = np.asarray(self._vectors[rows], dtype=np.float32)
+        return np.einsum("ij,j->i", vectors, np.asarray(query, dtype=np.float32))  # one thread: see `nearest`
 
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._rows

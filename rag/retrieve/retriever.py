@@ -171,10 +171,10 @@ class Retriever:
         only_lexical = [cid for cid in lexical if cid not in dense]
         fetched: dict[str, StoredChunk] = {}
         if docs is not None and only_lexical and all(cid in docs for cid in only_lexical):
-            dense.update(zip(only_lexical, (docs.vectors_of(only_lexical) @ qvec).tolist(), strict=True))
+            dense.update(zip(only_lexical, docs.cosines_of(only_lexical, qvec).tolist(), strict=True))
         elif only_lexical:  # no usable docstore: their vectors from the store, in the call the page loop would make
             fetched = {c.id: c for c in self.store.get(only_lexical, with_embeddings=True)}
-            dense.update((c.id, float(np.asarray(c.embedding, np.float32) @ qvec)) for c in fetched.values()
+            dense.update((c.id, float(np.dot(np.asarray(c.embedding, np.float32), qvec))) for c in fetched.values()
                          if c.embedding is not None)  # fmt: skip
         for cid in dense.keys() - lexical.keys():
             lexical[cid] = self.lexical.score_of(scores, cid)
