@@ -28,6 +28,7 @@ LIBRARY_HOMES = {
     "gradio": ("ui/app.py",),
     "gradio_client": (),
     "wordfreq": ("rag/answer/word_rarity.py",),
+    "Stemmer": ("rag/index/bm25_terms.py",),  # PyStemmer: BM25's stemmer
     # corpus readers for their format (not adapters: a format, not a service behind a protocol)
     "rispy": ("rag/corpus/ris.py",),
     "pypdf": ("rag/corpus/pdf.py",),

@@ -63,21 +63,33 @@ def built(settings: Settings) -> Settings:
 
 def _hits(retriever: Retriever, query: str, **kwargs: object) -> list[tuple]:
     return [
-        (h.chunk_id, round(h.score, 9), None if h.dense_score is None else round(h.dense_score, 5), h.text,
-         h.paper, h.num_tokens)
+        (h.chunk_id, h.score, h.dense_score, h.text, h.paper, h.num_tokens)
         for h in retriever.search(query, 5, **kwargs)  # type: ignore[arg-type]
-    ]  # fmt: skip
+    ]
+
+
+def _same(a: list[tuple], b: list[tuple]) -> bool:
+    """The same hits in the same order; scores to 1e-5 (fused scores follow the cosines, which the docstore and
+    Chroma compute in different precisions)."""
+    close = lambda x, y: (x is None) == (y is None) and (x is None or abs(x - y) < 1e-5)  # noqa: E731
+    return len(a) == len(b) and all(
+        x[0] == y[0] and x[3:] == y[3:] and close(x[1], y[1]) and close(x[2], y[2]) for x, y in zip(a, b, strict=True)
+    )
 
 
 def test_search_reads_the_docstore_only_and_matches_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
     retriever = open_retriever(built, embedder=HashEmbedder(384))
     assert retriever.docs is not None and len(retriever.docs) == 19
+    # sentence vectors live in the docstore only: without it the evidence stage is skipped (rag.retrieve.evidence),
+    # so the two paths are compared with the stage off; everything the store holds must give the same hits
+    monkeypatch.setattr(retriever, "_best_sentences", lambda ids, qvec: None)
     variants: list[dict[str, object]] = [{}, {"filters": Filters(year_min=2025)}, {"token_budget": 300},
                                          {"mode": "lexical"}, {"mode": "dense"}]  # fmt: skip
     with_docs = {(q, i): _hits(retriever, q, **kw) for q in QUESTIONS for i, kw in enumerate(variants)}
     docs, retriever.docs = retriever.docs, None
     from_store = {(q, i): _hits(retriever, q, **kw) for q in QUESTIONS for i, kw in enumerate(variants)}
-    assert with_docs == from_store and all(with_docs.values())
+    assert with_docs.keys() == from_store.keys() and all(with_docs.values())
+    assert all(_same(with_docs[key], from_store[key]) for key in with_docs)
 
     retriever.docs = docs
     gets: list[Sequence[str]] = []
@@ -108,8 +120,28 @@ def test_docstore_nearest_is_exact_with_ties_in_row_order(tmp_path: Path):
     assert docs.nearest(query, 0) == []
 
 
-def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
+def test_best_sentence_cosines_gather_every_chunks_rows_at_once(tmp_path: Path):
+    """The evidence stage's one-shot read equals the best of each chunk's own sentence vectors; a chunk without
+    stored sentences makes it None (the stage is then skipped, never half applied)."""
+    rng = np.random.default_rng(5)
+    builder = DocStoreBuilder(tmp_path / "d", 6, 8)
+    for row in range(6):
+        builder.add(f"c{row}", "", {})
+        builder.set_vector(f"c{row}", np.ones(8, np.float32))
+        if row != 4:  # c4 has no sentence vectors
+            builder.set_sentence_vectors(f"c{row}", rng.standard_normal((row % 3 + 1, 8)))
+    builder.finish("f")
+    docs = DocStore.load(tmp_path / "d")
+    assert docs is not None
+    query = rng.standard_normal(8).astype(np.float32)
+    ids = ["c5", "c0", "c3", "c1"]
+    expected = [float((docs.sentence_vectors(cid) @ query).max()) for cid in ids]  # type: ignore[operator]
+    assert np.allclose(docs.best_sentence_cosines(ids, query), expected, atol=1e-5)
+    assert docs.best_sentence_cosines(["c0", "c4"], query) is None
+    assert docs.best_sentence_cosines(["c0", "nope"], query) is None
 
+
+def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Settings, monkeypatch: pytest.MonkeyPatch):
     exact = open_retriever(built, embedder=HashEmbedder(384))
     approx = open_retriever(built.replace(exact_search_max_chunks=0), embedder=HashEmbedder(384))
     assert exact.docs is not None
@@ -118,7 +150,7 @@ def test_small_unfiltered_index_is_searched_exactly_without_the_store(built: Set
         scanned, queried = exact.docs.nearest(qvec, 50), exact.store.nearest(qvec.tolist(), 50)
         assert [c for c, _ in scanned] == [c for c, _ in queried]
         assert np.allclose([d for _, d in scanned], [d for _, d in queried], atol=1e-5)
-        assert _hits(exact, q) == _hits(approx, q)
+        assert _same(_hits(exact, q), _hits(approx, q))
 
     calls: list[str] = []
     nearest, get = ChromaStore.nearest, ChromaStore.get

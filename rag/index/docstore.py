@@ -153,6 +153,26 @@ class DocStore:
             return None
         return np.asarray(self._sentences[start : start + count], dtype=np.float32)
 
+    def best_sentence_cosines(self, chunk_ids: Sequence[str], query: np.ndarray) -> np.ndarray | None:
+        """Each chunk's highest cosine between `query` and one of its stored sentence vectors, in order; None when
+        any of them has none. One gather and one matrix-vector product for all of them (the retriever's evidence
+        stage: 30 chunks in ~0.1 ms, where 30 `sentence_vectors` calls took ~1 ms)."""
+        index, sentences = self._sentence_index, self._sentences
+        found = [self._rows.get(cid) for cid in chunk_ids]
+        rows = [r for r in found if r is not None]
+        if index is None or sentences is None or not rows or len(rows) < len(found) or max(rows) >= len(index):
+            return None
+        spans = np.asarray(index)[rows]
+        starts, counts = spans[:, 0], spans[:, 1]
+        if (starts < 0).any() or (counts <= 0).any() or (starts + counts > len(sentences)).any():
+            return None
+        firsts = np.cumsum(counts) - counts  # where each chunk's rows begin in the gathered block
+        take = np.repeat(starts - firsts, counts) + np.arange(int(counts.sum()))
+        # einsum, not `@`: see `nearest` (OpenBLAS threads left spinning slow the next query embedding)
+        gathered = np.asarray(sentences)[take].astype(np.float32)
+        cosines = np.einsum("ij,j->i", gathered, np.asarray(query, dtype=np.float32))
+        return np.maximum.reduceat(cosines, firsts)
+
     def nearest(self, query: np.ndarray, n: int) -> list[tuple[str, float]]:
         """Exact nearest neighbours by cosine distance (1 - dot product of unit vectors), nearest first, ties in
         row order: the same contract as `VectorStore.nearest`. One matrix-vector product, so it beats an HNSW
@@ -167,6 +187,12 @@ class DocStore:
         top = np.argpartition(-scores, n - 1)[:n] if n < count else np.arange(count)
         top = top[np.lexsort((top, -scores[top]))]
         return [(self.ids[int(row)], 1.0 - float(scores[row])) for row in top]
+
+    def cosines_of(self, chunk_ids: Sequence[str], query: np.ndarray) -> np.ndarray:
+        """The query's cosine with each of these chunks' stored vectors, in order (every id must be here)."""
+        rows = np.fromiter((self._rows[cid] for cid in chunk_ids), np.int64, len(chunk_ids))
+        vectors = np.asarray(self._vectors[rows], dtype=np.float32)
+        return np.einsum("ij,j->i", vectors, np.asarray(query, dtype=np.float32))  # one thread: see `nearest`
 
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._rows

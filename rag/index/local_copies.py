@@ -1,17 +1,19 @@
 """This machine's BM25 index and docstore for a collection: loaded when they match the store's fingerprint and
 pass their checksums, else rebuilt from the store's chunks (a UI worker in front of a Chroma server that another
-machine re-indexed; a copy that was edited, zeroed or truncated)."""
+machine re-indexed; a copy that was edited, zeroed or truncated). A BM25 index written with an older word recipe
+or other BM25 parameters (rag.index.lexical.RECIPE) is rebuilt from the docstore's chunks: nothing is embedded again."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 
-from rag.errors import IndexMissingError
+from rag.errors import IndexMissingError, WriterBusyError
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.integrity import trusted
 from rag.index.layout import Layout
-from rag.index.lexical import LexicalBuilder, LexicalIndex
+from rag.index.lexical import RECIPE, LexicalBuilder, LexicalIndex
+from rag.index.lock import FileLock
 from rag.index.records import lexical_text
 from rag.ports import VectorStore
 
@@ -40,7 +42,7 @@ def load_local(
         return lexical, None  # outdated: text comes from the store until `rag index` writes a new one
     if trusted(docs, layout.docs_dir, "docstore", warn, full=False) is None:
         return rebuild_local(layout, store, lexical.fingerprint)
-    return lexical, docs
+    return current_terms(layout, lexical, docs, warn, shared=store.shared), docs
 
 
 def local_only(layout: Layout) -> tuple[LexicalIndex, DocStore] | None:
@@ -56,7 +58,36 @@ def local_only(layout: Layout) -> tuple[LexicalIndex, DocStore] | None:
         return None
     if trusted(docs, layout.docs_dir, "docstore", None, full=False) is None:
         return None
-    return lexical, docs
+    return current_terms(layout, lexical, docs, _log.warning, shared=False), docs
+
+
+def current_terms(layout: Layout, lexical: LexicalIndex, docs: DocStore, warn: Callable[[str], None], *,
+                  shared: bool) -> LexicalIndex:  # fmt: skip
+    """`lexical` when it was built with today's words and parameters; else BM25 rebuilt from the docstore's chunks (same
+    fingerprint, no store call, nothing embedded), saved when no `rag index` holds the writer lock (else used from
+    memory: that run writes a new one), with a one-line note. Searching an old index with today's words would
+    silently miss every stemmed or split word."""
+    if lexical.recipe == RECIPE:
+        return lexical
+    builder = LexicalBuilder()
+    for cid in docs.ids:
+        chunk = docs.get(cid)
+        if chunk is not None:
+            builder.add(cid, lexical_text(chunk.metadata, chunk.text))
+    index = builder.finish(lexical.fingerprint)
+    lock = FileLock(layout.index_dir / (f"{layout.collection}.lock" if shared else "writer.lock"))
+    saved = "rebuilt"
+    try:
+        lock.acquire(0.0, None, layout.collection)
+        try:
+            index.save(layout.lexical_dir)
+        finally:
+            lock.release()
+    except (OSError, WriterBusyError):
+        saved = "rebuilt in memory (not saved: the directory is busy or read-only)"
+    warn(f"the BM25 index under {layout.lexical_dir} was built as '{lexical.recipe}'; {saved} as '{RECIPE}' from "
+         f"the docstore ({len(docs):,} chunks, nothing re-embedded)")
+    return index
 
 
 def rebuild_local(layout: Layout, store: VectorStore, fingerprint: str) -> tuple[LexicalIndex, DocStore]:

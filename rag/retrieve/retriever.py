@@ -1,5 +1,6 @@
 """question -> list[Hit]: dense (vector store or the docstore's exact scan) and lexical (BM25) candidates fused by
-reciprocal rank, filtered, one hit per paper, cut to k and to a token budget."""
+score (rag.retrieve.fusion), the best of them rescored by their best sentence (rag.retrieve.evidence), filtered,
+one hit per paper, cut to k and to a token budget."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
 from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
-from rag.retrieve.fusion import keep_exact_match, reciprocal_rank_fusion
+from rag.retrieve.evidence import rescore
+from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
 from rag.settings import RetrievalSettings
 from rag.types import Hit, Paper
 
@@ -115,30 +117,17 @@ class Retriever:
         if mode not in MODES:
             raise QuestionError(f"mode must be one of {', '.join(MODES)}")
         filters = filters or Filters()
-        n = self.settings.candidates * (4 if filters.active else 1)
+        # deep enough for k distinct papers even when some papers have several chunks among the candidates
+        n = max(self.settings.candidates, 3 * k * per_paper) * (4 if filters.active else 1)
         qvec = self.query_vector(query)
-
-        # candidates: ids and scores only; text, metadata and vectors are fetched for the fused best few
-        ranked: list[list[str]] = []
-        dense: dict[str, float] = {}
-        lexical: dict[str, float] = {}
-        if mode in ("hybrid", "dense"):
-            nearest = self._nearest(qvec, n, filters)
-            dense = {cid: 1.0 - distance for cid, distance in nearest}
-            ranked.append([cid for cid, _ in nearest])
-        if mode in ("hybrid", "lexical"):
-            lexical = dict(self.lexical.search(query, n))
-            ranked.append(list(lexical))
-        order, fused = reciprocal_rank_fusion(ranked)
-        if mode == "hybrid":
-            order = keep_exact_match(order, fused, self.lexical.exact_match(query))
+        order, fused, dense, lexical, fetched = self._rank(query, qvec, mode, n, filters)
 
         hits: list[Hit] = []
         per: dict[str, int] = {}
         used_tokens = 0
         # fetch in pages of 2k: filters and the per-paper rule may skip some, and a page is one store call
         for start in range(0, len(order), 2 * k):
-            for chunk in self._chunks(order[start : start + 2 * k], dense):
+            for chunk in self._chunks(order[start : start + 2 * k], dense, fetched):
                 cid = chunk.id
                 if cid not in dense and chunk.embedding is not None:  # lexical-only: score it against the query
                     dense[cid] = float(np.asarray(chunk.embedding, dtype=np.float32) @ qvec)
@@ -151,11 +140,48 @@ class Retriever:
                 per[paper.id] = per.get(paper.id, 0) + 1
                 used_tokens += tokens
                 page, page_end, section = page_of(chunk.metadata)
-                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid), tokens,
-                                page, page_end, section))  # fmt: skip
+                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid) or None,
+                                tokens, page, page_end, section))  # fmt: skip
                 if len(hits) >= k:
                     return hits
         return hits
+
+    def _rank(self, query: str, qvec: np.ndarray, mode: str, n: int, filters: Filters) -> tuple[
+            list[str], dict[str, float], dict[str, float], dict[str, float], dict[str, StoredChunk]]:  # fmt: skip
+        """Candidate chunk ids, best first, with their fused score, cosine (where known) and BM25 score, and the
+        chunks it had to fetch from the store for their vectors. Ids and scores only otherwise: text, metadata and
+        vectors are fetched for the best few afterwards."""
+        dense: dict[str, float] = {}
+        if mode != "lexical":
+            dense = {cid: 1.0 - distance for cid, distance in self._nearest(qvec, n, filters)}
+        floor = min(dense.values(), default=0.0)  # the n-th cosine: no chunk the dense search left out scores more
+        scaled_dense = dict(zip(dense, scale_dense(np.fromiter(dense.values(), np.float64, len(dense))).tolist(),
+                                strict=True))  # fmt: skip
+        if mode == "dense":
+            return list(dense), scaled_dense, dense, {}, {}
+        scores = self.lexical.scores(query)
+        lexical = dict(self.lexical.top(scores, n))
+        scaled_lexical = dict(zip(lexical, scale_lexical(np.fromiter(lexical.values(), np.float64, len(lexical)))
+                                  .tolist(), strict=True))  # fmt: skip
+        if mode == "lexical":
+            return list(lexical), scaled_lexical, dense, lexical, {}
+        firsts = [c for c in (confident_first(scaled_dense), confident_first(scaled_lexical)) if c is not None]
+        ids = list(dict.fromkeys([*dense, *lexical]))
+        docs = self.docs if not self.stale else None
+        only_lexical = [cid for cid in lexical if cid not in dense]
+        fetched: dict[str, StoredChunk] = {}
+        if docs is not None and only_lexical and all(cid in docs for cid in only_lexical):
+            dense.update(zip(only_lexical, docs.cosines_of(only_lexical, qvec).tolist(), strict=True))
+        elif only_lexical:  # no usable docstore: their vectors from the store, in the call the page loop would make
+            fetched = {c.id: c for c in self.store.get(only_lexical, with_embeddings=True)}
+            dense.update((c.id, float(np.dot(np.asarray(c.embedding, np.float32), qvec))) for c in fetched.values()
+                         if c.embedding is not None)  # fmt: skip
+        for cid in dense.keys() - lexical.keys():
+            lexical[cid] = self.lexical.score_of(scores, cid)
+        cosines = np.fromiter((dense.get(cid, floor) for cid in ids), np.float64, len(ids))
+        order, fused = fuse(ids, cosines, np.fromiter((lexical[c] for c in ids), np.float64, len(ids)))
+        order = keep_confident(rescore(order, fused, lambda head: self._best_sentences(head, qvec)), fused, firsts)
+        return keep_exact_match(order, fused, self.lexical.exact_match(query, scores)), fused, dense, lexical, fetched
 
     def _nearest(self, qvec: np.ndarray, n: int, filters: Filters) -> list[tuple[str, float]]:
         """Dense candidates: an exact scan of the docstore's vectors for a small, unfiltered, up-to-date index;
@@ -166,16 +192,16 @@ class Retriever:
             return docs.nearest(qvec, n)
         return self.store.nearest(qvec.tolist(), n, filters=filters)
 
-    def _chunks(self, ids: list[str], dense: dict[str, float]) -> Iterator[StoredChunk]:
+    def _chunks(self, ids: list[str], dense: dict[str, float], fetched: dict[str, StoredChunk]
+                ) -> Iterator[StoredChunk]:  # fmt: skip
         """Text, metadata and vector of each id, in order, read as they are consumed: from the local docstore,
         else from the store in one call (with vectors only when some are not dense candidates). Ids found in
         neither are left out."""
         docs = self.docs
-        missing = [cid for cid in ids if docs is None or cid not in docs]
-        fetched: dict[str, StoredChunk] = {}
+        missing = [cid for cid in ids if (docs is None or cid not in docs) and cid not in fetched]
         if missing:
             need_vectors = any(cid not in dense for cid in missing)
-            fetched = {c.id: c for c in self.store.get(missing, with_embeddings=need_vectors)}
+            fetched = {**fetched, **{c.id: c for c in self.store.get(missing, with_embeddings=need_vectors)}}
         for cid in ids:
             chunk = fetched.get(cid) if docs is None or cid not in docs else docs.get(cid)
             if chunk is not None:
@@ -198,6 +224,11 @@ class Retriever:
         """Drop the kept query vectors (the next search of any query embeds it again)."""
         with self._queries_lock:
             self._queries.clear()
+
+    def _best_sentences(self, chunk_ids: list[str], qvec: np.ndarray) -> np.ndarray | None:
+        """Each chunk's best sentence cosine from the docstore's stored sentence vectors (None: not stored)."""
+        docs = self.docs
+        return None if docs is None or self.stale else docs.best_sentence_cosines(chunk_ids, qvec)
 
     def sentence_vectors(self, chunk_id: str) -> np.ndarray | None:
         """The chunk's sentence vectors stored at index time (None: embed them when needed)."""
