@@ -9,6 +9,7 @@ per-session gr.State and chat history.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from starlette.middleware import Middleware  # noqa: E402
 
 from rag.answer.assistant import Assistant  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from ui import auth as access  # noqa: E402
 from ui import session  # noqa: E402
 from ui.auth import LOGIN_ATTEMPTS, LOGIN_BACKOFF_S, LoginGuard, parse_auth, resolve_auth  # noqa: E402, F401
 from ui.cards import render_empty, render_panel  # noqa: E402
@@ -31,6 +33,7 @@ from ui.chat_flow import GENERIC_ERROR, api_updates, chat_updates, stop_turn  # 
 from ui.feedback import record_feedback  # noqa: E402
 from ui.form_inputs import capped_k, describe_filters, offered, read_options  # noqa: E402
 from ui.message import View  # noqa: E402
+from ui.origin import SameOriginGuard  # noqa: E402
 from ui.page import render_filter_chip, render_header, render_library  # noqa: E402
 from ui.startup import index_info, open_ui_assistant  # noqa: E402
 from ui.turns import turns_of  # noqa: E402
@@ -121,7 +124,8 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
 
     def export(state: dict[str, Any] | None) -> tuple[Any, Any]:
         text = session.export_markdown(state)
-        path = Path(tempfile.mkdtemp(prefix="rag-ui-")) / "conversation.md"
+        path = Path(tempfile.mkdtemp(prefix="export-", dir=os.environ.get("GRADIO_TEMP_DIR"))) / "conversation.md"
+        path.touch(mode=0o600)
         path.write_text(text, encoding="utf-8")
         box = gr.update(value=text, visible=True, label="Conversation as Markdown")
         return box, gr.update(value=str(path), visible=True)
@@ -234,8 +238,13 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: s
     credentials, warnings = resolve_auth(auth, auth_file)
     for warning in warnings:
         print(warning, file=sys.stderr, flush=True)
+    proxies = access.trusted_proxies(settings.ui.ui_trusted_proxies)
+    os.environ["FORWARDED_ALLOW_IPS"] = proxies  # uvicorn believes X-Forwarded-* from these only (default: none)
+    cache = access.private_cache()  # gradio's file cache (exported conversations): this user's only, gone at exit
+    os.environ["GRADIO_TEMP_DIR"] = str(cache)
     assistant = open_ui_assistant(settings)
-    guard = Middleware(LoginGuard, attempts=LOGIN_ATTEMPTS, backoff_s=LOGIN_BACKOFF_S)
+    guards = [Middleware(SameOriginGuard, trust_forwarded_host=bool(proxies)),
+              Middleware(LoginGuard, attempts=LOGIN_ATTEMPTS, backoff_s=LOGIN_BACKOFF_S)]  # fmt: skip
     try:
         demo = build_app(assistant, settings)
         if threading.current_thread() is threading.main_thread():
@@ -243,7 +252,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: s
         demo.queue(default_concurrency_limit=settings.ui.ui_concurrency).launch(
             server_name=host, server_port=port, auth=credentials, auth_message="Paper QA: please log in.",
             theme=THEME, css=CSS, footer_links=["api", "settings"], show_error=False, ssr_mode=False,
-            app_kwargs={"middleware": [guard]},
+            app_kwargs={"middleware": guards},
         )  # fmt: skip
     except OSError as exc:
         print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)
@@ -252,4 +261,5 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: s
         pass
     finally:
         assistant.close()
+        shutil.rmtree(cache, ignore_errors=True)
     return 0
