@@ -190,7 +190,8 @@ def _notes(turn: Turn, unplaced: Sequence[str], link: Callable[[int], str | None
     assert a is not None
     notes: list[str] = []
     if not a.complete:
-        notes.append('<p class="incomplete">⚠ The answer stream broke off: this answer is incomplete.</p>')
+        notes.append('<p class="incomplete">⚠ Incomplete: the model\'s answer was cut off; what arrived is shown, and '
+                     "the note below says why.</p>")  # fmt: skip
     if unplaced:
         items = "".join(f"<li>{_inline(s, link)}</li>" for s in unplaced)
         notes.append(f'<p class="unsupported" title="{UNSUPPORTED_TIP}">⚠ Not supported by the cited sources:</p>'
