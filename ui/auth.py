@@ -18,6 +18,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import secrets
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
@@ -85,6 +86,23 @@ def trusted_proxies(value: str) -> str:
 def private_cache() -> Path:
     """A directory only this user can read (0700), for the files gradio serves (exports); removed at exit."""
     return Path(tempfile.mkdtemp(prefix="rag-ui-", dir=os.environ.get("GRADIO_TEMP_DIR") or None))
+
+
+def browser_secret(home: Path) -> str:
+    """The secret gr.BrowserState encrypts the conversation with, from `home`/ui-secret (made, 0600, when home
+    exists); a fresh one per process otherwise (conversations then survive a reload, not a restart)."""
+    path = home / "ui-secret"
+    try:
+        if not path.exists() and home.is_dir():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(24))
+        text = path.read_text(encoding="utf-8").strip()
+        if len(text) >= 16:
+            return text
+    except OSError:
+        pass
+    return secrets.token_urlsafe(24)
 
 
 class LoginGuard:
