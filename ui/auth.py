@@ -88,12 +88,12 @@ def private_cache() -> Path:
     return Path(tempfile.mkdtemp(prefix="rag-ui-", dir=os.environ.get("GRADIO_TEMP_DIR") or None))
 
 
-def browser_secret(home: Path) -> str:
-    """The secret gr.BrowserState encrypts the conversation with, from `home`/ui-secret (made, 0600, when home
-    exists); a fresh one per process otherwise (conversations then survive a reload, not a restart)."""
+def browser_secret(home: Path, create: bool = False) -> str:
+    """The secret gr.BrowserState encrypts the conversation with, from `home`/ui-secret (made, 0600, by `rag ui`
+    when home exists); a fresh one per process otherwise (conversations then survive a reload, not a restart)."""
     path = home / "ui-secret"
     try:
-        if not path.exists() and home.is_dir():
+        if create and not path.exists() and home.is_dir():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_urlsafe(24))

@@ -38,6 +38,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: s
     cache = access.private_cache()  # gradio's file cache (exported conversations): this user's only, gone at exit
     os.environ["GRADIO_TEMP_DIR"] = str(cache)
     live = LiveIndex(settings)
+    access.browser_secret(settings.home, create=True)  # conversations kept in browsers outlive a restart
     if live.missing:
         print(f"note: nothing to answer from: {live.missing}; the page offers to index the sample papers", flush=True)
     guards = [Middleware(SameOriginGuard, trust_forwarded_host=bool(proxies)),
