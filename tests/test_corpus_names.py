@@ -101,3 +101,40 @@ def test_a_link_loop_or_a_folder_linked_twice_is_read_once_with_a_warning(tmp_pa
         f"{lib / 'again'}: a link to {lib / 'sub'}, which is read already; not followed",
         f"{lib / 'sub' / 'up'}: a link to {lib}, which is read already; not followed",
     ]
+
+
+def test_a_pdf_heading_with_an_undecodable_character_is_cleaned() -> None:
+    from rag.corpus.paper_fields import build_paper
+    from rag.types import Section
+
+    body = [Section(2, "3 Method\udce9\x07", "We train the model."), Section(3, None, "Results follow.")]
+    paper = build_paper({"id": "p1", "abstract": "An abstract.", "body": body}, Path("p.pdf"), 10_000)
+    assert [s.heading for s in paper.body] == ["3 Method", None]
+
+
+def test_text_that_cannot_be_stored_stops_the_run_before_anything_is_written(
+    tmp_path: Path, rag_cli: CLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The indexer's error path: whatever a reader lets through, a chunk whose text or metadata cannot be written
+    as UTF-8 is found in the first pass (nothing written yet), named in one line; before, the docstore raised
+    UnicodeEncodeError in the second pass, after the store had been written."""
+    import rag.index.indexer as indexer
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    _write(folder / "a.jsonl", "good-1", "bad-1")
+    real = indexer.chunk_metadata
+
+    def leaky(paper, chunk, whole_abstract=False):  # type: ignore[no-untyped-def]
+        meta = real(paper, chunk, whole_abstract)
+        return {**meta, "section": "Intro\udce9"} if paper.id == "bad-1" else meta
+
+    monkeypatch.setattr(indexer, "chunk_metadata", leaky)
+    code, out, err = rag_cli("index", str(folder))
+    assert code == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        f"error: {folder}/a.jsonl: paper 'bad-1' holds text that cannot be stored as UTF-8 (section: 'Intro\\udce9'); "
+        "nothing was written"
+    )
+    assert not (rag_cli.home / "index" / "docs-papers").exists()
+    assert not (rag_cli.home / "index" / "papers.updating").exists()

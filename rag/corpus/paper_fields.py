@@ -146,8 +146,9 @@ def _body(value: object) -> tuple[Section, ...]:
     if not isinstance(value, list | tuple):
         return ()
     return tuple(
-        Section(s.page, s.heading, text) for s in value if isinstance(s, Section) and (text := _clean(s.text))
-    )
+        Section(s.page, _clean(s.heading) or None if s.heading else None, text)
+        for s in value if isinstance(s, Section) and (text := _clean(s.text))
+    )  # fmt: skip
 
 
 def person(given: object, family: object, suffix: object = None) -> str | None:
