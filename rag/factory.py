@@ -189,13 +189,15 @@ def open_assistant(
     store: VectorStore | None = None,
     chat_model: ChatModel | None = None,
     one_shot: bool = False,
+    chats: Chats | None = None,
 ) -> Assistant:
     """The Assistant over the configured index. `chat_model` serves every LLM backend (tests, or a model of your
-    own); otherwise chat models are built from the endpoint settings when first asked for."""
+    own); otherwise chat models are built from the endpoint settings when first asked for. `chats`: chat models
+    made before the index could be opened (the web UI offers its backends before there is one)."""
     from rag.answer.assistant import Assistant
 
     retriever = retriever or open_retriever(settings, embedder=embedder, store=store, one_shot=one_shot)
-    return Assistant(settings.answer, retriever, Chats(settings, chat_model), runlog=settings.runlog_path)
+    return Assistant(settings.answer, retriever, chats or Chats(settings, chat_model), runlog=settings.runlog_path)
 
 
 class Chats:

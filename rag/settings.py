@@ -122,6 +122,9 @@ class UISettings:
     ui_concurrency: int = field(default=8, metadata=value_range(1, 256))
     ui_backends: str = field(default="", metadata={**value_range(choices=LLM_CHOICES), "many": True})  # "" = `llm` only
     ui_models: str = ""  # model names a visitor may pick, comma-separated; "" = the configured `model` only
+    # addresses (or networks) of the reverse proxies in front: only their X-Forwarded-For/-Proto/-Host are believed
+    ui_trusted_proxies: str = ""
+    ui_refresh_s: float = field(default=30.0, metadata=value_range(1.0, 86400.0))  # how often a page re-counts papers
 
 
 GROUPS: dict[str, type] = {

@@ -101,10 +101,12 @@ class FaultServer:
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
-    def set_reply(self, reply: str | None = None, delay_s: float = 0.0) -> None:
-        """What "ok" streams from now on (None: REPLY), `delay_s` between word-sized chunks."""
+    def set_reply(self, reply: str | None = None, delay_s: float = 0.0, whole: bool = False) -> None:
+        """What "ok" streams from now on (None: REPLY), `delay_s` between word-sized chunks (`whole`: the reply in
+        one chunk, as a server that does not stream token by token sends it)."""
         with self._lock:
-            self.reply_chunks = REPLY_CHUNKS if reply is None else re.findall(r"\S*\s*", reply)[:-1] or [reply]
+            words = [reply] if whole and reply else None
+            self.reply_chunks = words or (REPLY_CHUNKS if reply is None else _words(reply))
             self.reply = "".join(self.reply_chunks)
             self.delay_s = delay_s
 

@@ -115,5 +115,5 @@ def test_offline_follow_up_resolves_references_without_gluing_questions():
     )
     assert standalone == "and which of the continual learning papers use auxiliary classifiers?"
     assert offline_standalone("what about savings?", "Summarize the continual learning papers") == (
-        "what about savings (continual learning)?"
+        "what about savings (continual learning papers)?"
     )

@@ -89,6 +89,25 @@ def test_an_endpoint_that_ignores_max_tokens_is_cut_on_our_side(bundled_settings
 
 
 @pytest.mark.timeout(60)
+def test_a_10_mb_answer_in_one_piece_keeps_what_fits_in_max_tokens(bundled_settings, embedder) -> None:
+    """Issue 24 item 11: a server that sends the whole completion as one delta, 10 MB past max_tokens. The piece
+    that crossed the limit was dropped whole, so the answer was empty; now its start (up to the limit, at a word
+    boundary) is kept, marked incomplete."""
+    with FaultServer(["ok"]) as server:
+        server.set_reply(ANSWER + "and then some more " * 550_000, whole=True)
+        assert len(server.reply) > 10_000_000
+        assistant = _bounded(bundled_settings, server, embedder, max_tokens=100, answer_deadline_s=60)
+        answer = assistant.ask(WELLS)
+        assistant.close()
+    assert not answer.complete
+    assert answer.text.startswith("Our curated Dataset comprises over 213,000 wells"), answer.text[:200]
+    assert answer.text.split()[-1] in ("and", "then", "some", "more")  # cut at a word boundary
+    assert len(answer.text) <= 4 * (100 + 32), len(answer.text)
+    assert any("kept writing past max_tokens (100)" in n for n in answer.notes), answer.notes
+    assert answer.citations and answer.citations[0].paper_id == "icml2025-00"
+
+
+@pytest.mark.timeout(60)
 def test_the_deadline_covers_the_llm_check_too(bundled_settings, embedder) -> None:
     """verify=llm: the claim check is one more call to the same endpoint, within the same deadline."""
     with FaultServer(["ok"], reply=ANSWER, rules=[("You check an answer written from", "sse_comments")]) as server:

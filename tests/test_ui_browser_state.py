@@ -74,6 +74,7 @@ def test_8_undo_retry_and_clear_keep_the_panel_and_the_copy_box_in_step(page: Pa
     expect(retried.locator("a.cite").first).to_have_attribute("href", f"#{aid}-src-1")
     shows(page, "Alberta Wells Dataset")
 
+    pg.once("dialog", lambda dialog: dialog.accept())  # Clear asks first (issue 24 item 9)
     pg.locator("#chat").get_by_role("button", name="Clear").click()
     expect(page.bots).to_have_count(0, timeout=TIMEOUT_MS)
     shows(page, "The sources of each answer appear here.")

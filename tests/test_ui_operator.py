@@ -6,6 +6,7 @@ machine out of this app for 30 s).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,9 @@ HUGE = "Our curated dataset comprises over 213,000 wells from Alberta [1] " + "a
 
 
 @pytest.fixture(scope="module")
-def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
+def ui(tmp_path_factory: pytest.TempPathFactory, bundled_home: Path) -> Iterator[UIServer]:
     tmp = tmp_path_factory.mktemp("ui-operator")
+    shutil.copytree(bundled_home, tmp / "home")  # (a missing index is no longer built at start-up: issue 24 item 5)
     secret = tmp / "ui-auth"
     secret.write_text(f"{USER}:{PASSWORD}\n", encoding="utf-8")
     secret.chmod(0o600)
@@ -83,9 +85,13 @@ def test_a_huge_answer_is_cut_at_64_kb_with_a_note(client: Any) -> None:
 
 
 def test_failed_logins_pause_this_client(ui: UIServer, client: Any) -> None:
+    """Each try claims another X-Forwarded-For (issue 24 item 4: that defeated the pause): no proxy is trusted
+    here, so the header counts for nothing and the connecting address is paused."""
     with httpx.Client(base_url=ui.url, timeout=30) as http:
-        for _ in range(5):
-            assert http.post("/login", data={"username": USER, "password": "guess"}).status_code in (400, 401)
-        paused = http.post("/login", data={"username": USER, "password": PASSWORD})
+        for i in range(5):
+            assert http.post("/login", data={"username": USER, "password": "guess"},
+                             headers={"X-Forwarded-For": f"10.1.0.{i}"}).status_code in (400, 401)  # fmt: skip
+        paused = http.post("/login", data={"username": USER, "password": PASSWORD},
+                           headers={"X-Forwarded-For": "10.1.0.99"})  # fmt: skip
         assert paused.status_code == 429 and int(paused.headers["retry-after"]) >= 25
-        assert "too many failed logins" in paused.text
+        assert "Too many attempts: wait" in paused.json()["detail"]

@@ -84,7 +84,9 @@ def test_source_card_escapes_everything_and_links_only_http() -> None:
     assert "<img" not in html and "<script" not in html and "<b>" not in html and "<i>" not in html
     assert "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;Evil" in html and "&lt;script&gt;" in html
     assert "javascript:" not in html
-    assert '<a class="ext" href="https://github.com/x/y" target="_blank" rel="noopener noreferrer">Code ↗</a>' in html
+    assert ('<a class="ext" href="https://github.com/x/y" target="_blank" rel="noopener noreferrer">Code ↗<span '
+            'class="sr-only">: &lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;Evil (opens in a new tab)</span></a>'
+            ) in html
     assert 'id="p-a1-1"' in html and 'data-paper-id="evil-1"' in html and "Show abstract" in html
 
 

@@ -1,18 +1,17 @@
-"""The Gradio chat UI: `build_app(assistant, settings)` and `serve(settings, host, port, auth, auth_file)`.
+"""The Gradio chat UI: `build_app(index, settings)`; ui.serve runs it (`serve(settings, host, port, auth, ...)`).
 
 The only module that imports gradio: layout and event wiring. What the events do lives in gradio-free modules:
 ui.chat_flow (answers as they stream), ui.session (start, retry, undo, exports), ui.form_inputs (what a visitor
-may pick), ui.message / ui.cards / ui.page (HTML), ui.auth (login). No conversation is kept outside the
-per-session gr.State and chat history.
+may pick), ui.message / ui.cards / ui.page (HTML), ui.auth and ui.origin (login, cross-site requests),
+ui.live_index (the index as it is now), ui.saved (the conversation in the browser's storage), ui/static/page.js
+(keyboard, screen readers, the [n] preview, Clear's confirmation). No conversation is kept on the server outside
+the per-session gr.State and chat history; the visitor's browser keeps a copy (gr.BrowserState) for reloads.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,19 +19,20 @@ from typing import Any
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # before gradio is imported
 
 import gradio as gr  # noqa: E402
-from starlette.middleware import Middleware  # noqa: E402
 
 from rag.answer.assistant import Assistant  # noqa: E402
+from rag.errors import RagError  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from ui import auth as access  # noqa: E402
 from ui import session  # noqa: E402
-from ui.auth import LOGIN_ATTEMPTS, LOGIN_BACKOFF_S, LoginGuard, parse_auth, resolve_auth  # noqa: E402, F401
 from ui.cards import render_empty, render_panel  # noqa: E402
 from ui.chat_flow import GENERIC_ERROR, api_updates, chat_updates, stop_turn  # noqa: E402, F401
 from ui.feedback import record_feedback  # noqa: E402
 from ui.form_inputs import capped_k, describe_filters, offered, read_options  # noqa: E402
+from ui.live_index import LiveIndex, sample_count  # noqa: E402
 from ui.message import View  # noqa: E402
 from ui.page import render_filter_chip, render_header, render_library  # noqa: E402
-from ui.startup import index_info, open_ui_assistant  # noqa: E402
+from ui.saved import dump, load  # noqa: E402
 from ui.turns import turns_of  # noqa: E402
 
 EXAMPLES = [
@@ -46,18 +46,31 @@ THEME = gr.themes.Default(  # system fonts only: the page makes no outside reque
     font=["Inter", "ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "sans-serif"],
     font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
 )
+# gradio's status tracker announces the key "common.complete" to screen readers (its English text is missing)
+I18N = gr.I18n(en={"common.complete": "Done", "common.error": "Failed"})
 _STATIC = Path(__file__).parent / "static"
-CSS, SOURCES_JS, PAPER_JS, LIBRARY_JS, CHIP_JS, COPY_JS = (
+CSS, SOURCES_JS, PAPER_JS, LIBRARY_JS, CHIP_JS, COPY_JS, PAGE_JS = (
     (_STATIC / name).read_text(encoding="utf-8")
-    for name in ("app.css", "sources.js", "paper.js", "library.js", "chip.js", "copy.js")
+    for name in ("app.css", "sources.js", "paper.js", "library.js", "chip.js", "copy.js", "page.js")
 )
 PRIVATE: dict[str, Any] = {"api_visibility": "private"}
 
 
-def make_respond(assistant: Assistant, settings: Settings) -> Any:
+def browser_store(settings: Settings) -> tuple[str, str]:
+    """(storage key, secret): where the visitor's browser keeps the conversation, a key per collection, and the
+    secret it is encrypted with, which outlives a restart of the UI (ui.auth.browser_secret)."""
+    return f"rag-papers-{settings.collection}", access.browser_secret(settings.home)
+
+
+def _live(index: Assistant | LiveIndex, settings: Settings) -> LiveIndex:
+    return index if isinstance(index, LiveIndex) else LiveIndex(settings, assistant=index)
+
+
+def make_respond(index: Assistant | LiveIndex, settings: Settings) -> Any:
     """The `/respond` API (gradio_client): streams the message HTML; returns (message, sources panel)."""
     view = View(settings.retrieval.min_relevance)
-    choices = offered(settings, assistant.chats.unavailable)
+    live = _live(index, settings)
+    choices = offered(settings, live.chats.unavailable)
 
     def respond(
         message: str, history: list[Any], backend: str, model: str, k: float, year_min: Any, year_max: Any,
@@ -65,24 +78,24 @@ def make_respond(assistant: Assistant, settings: Settings) -> Any:
     ) -> Iterator[tuple[str, list[Any], str, dict[str, Any]]]:  # fmt: skip
         form = (backend, model, k, year_min, year_max, venue, author, summary)
         options = lambda: read_options(choices, settings.retrieval.k, *form)  # noqa: E731
-        for html, hist, st, turn in api_updates(assistant, view, message, history, state, options):
+        for html, hist, st, turn in api_updates(live.current(), view, message, history, state, options, live.missing):
             yield html, hist, render_panel([turn], view.min_relevance), st
 
     return respond
 
 
-def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
+def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
     view = View(settings.retrieval.min_relevance)
-    choices = offered(settings, assistant.chats.unavailable)
-    info, papers = index_info(assistant, settings)
-    retriever = assistant.retriever
+    live = _live(index, settings)
+    choices = offered(settings, live.chats.unavailable)
+    snap, sample = live.snapshot(), sample_count()
 
     def panel(state: dict[str, Any] | None) -> str:
         return render_panel(turns_of(state), view.min_relevance)
 
     def chat_turn(history: list[Any], state: dict[str, Any], *form: Any) -> Iterator[tuple[Any, str, Any]]:
         options = lambda: read_options(choices, settings.retrieval.k, *form)  # noqa: E731
-        for hist, st in chat_updates(assistant, view, history, state, options):
+        for hist, st in chat_updates(live.current(), view, history, state, options, live.missing):
             yield hist, panel(st), st
 
     def begin(message: str, history: list[Any], state: dict[str, Any] | None) -> tuple[Any, Any, Any]:
@@ -108,7 +121,7 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
         return history, panel(state), state, gr.Textbox(interactive=True, submit_btn=True, stop_btn=False)
 
     def show_paper(evt: gr.EventData, state: dict[str, Any] | None = None) -> str:
-        return session.paper_dialog(retriever.paper, state, getattr(evt, "_data", None) or {})
+        return session.paper_dialog(live.paper, state, getattr(evt, "_data", None) or {})
 
     def on_like(data: gr.LikeData, state: dict[str, Any] | None) -> None:
         turn = session.liked_turn(state, data.value)
@@ -121,7 +134,8 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
 
     def export(state: dict[str, Any] | None) -> tuple[Any, Any]:
         text = session.export_markdown(state)
-        path = Path(tempfile.mkdtemp(prefix="rag-ui-")) / "conversation.md"
+        path = Path(tempfile.mkdtemp(prefix="export-", dir=os.environ.get("GRADIO_TEMP_DIR"))) / "conversation.md"
+        path.touch(mode=0o600)
         path.write_text(text, encoding="utf-8")
         box = gr.update(value=text, visible=True, label="Conversation as Markdown")
         return box, gr.update(value=str(path), visible=True)
@@ -129,7 +143,30 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
     def chip(*values: Any) -> str:
         return render_filter_chip(*describe_filters(*values))
 
-    now = assistant.backend_for("auto")
+    def counts(stamp: str | None) -> tuple[Any, ...]:
+        """Header, library, its tab, the sample button and the stamp: unchanged (skipped) unless re-indexed."""
+        now = live.snapshot()
+        if now.stamp == stamp and stamp is not None:
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        total = now.info.papers
+        return (render_header(now.info, sample), render_library(now.papers, total),
+                gr.Tab(label=f"Library ({total if total is not None else '?'})"),
+                gr.Button(visible=bool(now.info.missing), interactive=True), now.stamp)  # fmt: skip
+
+    def index_sample() -> tuple[Any, ...]:
+        try:
+            gr.Info(live.index_sample(), duration=6)
+        except RagError as exc:
+            gr.Warning(f"Indexing the sample papers failed: {exc}", duration=None)
+        return counts(None)
+
+    def restore(saved: Any, history: list[Any], state: dict[str, Any] | None) -> tuple[Any, ...]:
+        kept = None if history else load(saved, view)  # a page that already shows a conversation keeps it
+        if kept is None:
+            return gr.skip(), gr.skip(), gr.skip()
+        return kept[0], render_panel(turns_of(kept[1]), view.min_relevance), kept[1]
+
+    now = "openai" if live.chats.configured() else "extractive"
     backend_labels = [(f"auto (now {now})" if b == "auto" else b, b) for b in choices.backends]
     with gr.Blocks(title="Paper QA: cited answers from research abstracts") as demo:
         state, api_history = gr.State({}), gr.State([])
@@ -150,7 +187,11 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
                 author = gr.Textbox("", label="Author contains", placeholder="e.g. Rolnick", min_width=120)
             summary = gr.Checkbox(False, label="Summarize (one line per paper)",
                                   info="Off: summary mode only when the question asks for one")  # fmt: skip
-        gr.HTML(render_header(info), elem_id="header", apply_default_css=False)
+        header = gr.HTML(render_header(snap.info, sample), elem_id="header", apply_default_css=False)
+        sample_btn = gr.Button(f"Index the {sample} sample papers here", visible=bool(snap.info.missing),
+                               variant="primary", size="sm", elem_id="index-sample")  # fmt: skip
+        key, secret = browser_store(settings)
+        counted, saved = gr.State(snap.stamp), gr.BrowserState(None, storage_key=key, secret=secret)
         form: list[Any] = [backend, model, k, year_min, year_max, venue, author, summary]
         with gr.Row(equal_height=False, elem_id="main-row"):
             with gr.Column(scale=3, min_width=340, elem_id="chat-col"):
@@ -177,17 +218,20 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
             with gr.Column(scale=2, min_width=320, elem_id="side-col"), gr.Tabs(elem_id="side-tabs"):
                 with gr.Tab("Sources", id="sources-tab", elem_id="sources-tab"):
                     sources = gr.HTML(render_empty(), elem_id="sources", js_on_load=SOURCES_JS, apply_default_css=False)
-                with gr.Tab(f"Library ({info.papers if info.papers is not None else '?'})", elem_id="library-tab"):
-                    library = gr.HTML(render_library(papers, info.papers), elem_id="library", js_on_load=LIBRARY_JS,
+                total = snap.info.papers
+                with gr.Tab(f"Library ({total if total is not None else '?'})", elem_id="library-tab") as lib_tab:
+                    library = gr.HTML(render_library(snap.papers, total), elem_id="library", js_on_load=LIBRARY_JS,
                                       apply_default_css=False)  # fmt: skip
         paper = gr.HTML("", elem_id="paper", js_on_load=PAPER_JS, apply_default_css=False)
+        gr.HTML("", elem_id="page-script", js_on_load=PAGE_JS, apply_default_css=False)
         api_message, api_answer, api_sources = gr.Textbox(visible=False), gr.HTML(visible=False), gr.HTML(visible=False)
         api_button = gr.Button(visible=False)
 
         def answering(trigger: Any) -> Any:
             run = trigger.then(chat_turn, [chatbot, state, *form], [chatbot, sources, state], show_progress="hidden",
                                **PRIVATE)  # fmt: skip
-            run.then(lambda: gr.Textbox(interactive=True, submit_btn=True, stop_btn=False), None, textbox, **PRIVATE)
+            run.then(dump, state, saved, **PRIVATE).then(  # the browser's copy (for a reload), then the box again
+                lambda: gr.Textbox(interactive=True, submit_btn=True, stop_btn=False), None, textbox, **PRIVATE)
             return run
 
         asked = answering(textbox.submit(begin, [textbox, chatbot, state], [textbox, chatbot, state], queue=False,
@@ -196,11 +240,19 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
         retried = answering(chatbot.retry(retry, [chatbot, state], [textbox, chatbot, sources, state, out_box],
                                           queue=False, **PRIVATE))  # fmt: skip
         textbox.stop(None, None, None, cancels=[asked, picked, retried], queue=False, **PRIVATE).then(
-            stop, [chatbot, state], [chatbot, sources, state, textbox], queue=False, **PRIVATE)  # after the cancel
+            stop, [chatbot, state], [chatbot, sources, state, textbox], queue=False, **PRIVATE  # after the cancel
+        ).then(dump, state, saved, **PRIVATE)  # fmt: skip
         chatbot.undo(undo, [chatbot, state], [textbox, chatbot, sources, state, out_box, out_file], queue=False,
-                     **PRIVATE)  # fmt: skip
-        chatbot.clear(lambda: ([], render_empty(), {}, gr.update(value="", visible=False), gr.update(visible=False)),
-                      None, [chatbot, sources, state, out_box, out_file], queue=False, **PRIVATE)  # fmt: skip
+                     **PRIVATE).then(dump, state, saved, **PRIVATE)  # fmt: skip
+        chatbot.clear(lambda: ([], render_empty(), {}, gr.update(value="", visible=False), gr.update(visible=False),
+                               dump({})), None, [chatbot, sources, state, out_box, out_file, saved], queue=False,
+                      **PRIVATE)  # fmt: skip  # asked to confirm first (page.js)
+        demo.load(restore, [saved, chatbot, state], [chatbot, sources, state], **PRIVATE)
+        counted_outputs = [header, library, lib_tab, sample_btn, counted]
+        demo.load(counts, counted, counted_outputs, show_progress="hidden", **PRIVATE)
+        gr.Timer(settings.ui.ui_refresh_s).tick(counts, counted, counted_outputs, show_progress="hidden", **PRIVATE)
+        sample_btn.click(lambda: gr.Button(value="Indexing the sample papers…", interactive=False), None, sample_btn,
+                         queue=False, **PRIVATE).then(index_sample, None, counted_outputs, **PRIVATE)  # fmt: skip
         chatbot.like(on_like, inputs=state, **PRIVATE)
         sources.click(show_paper, inputs=state, outputs=paper, **PRIVATE)
         library.click(show_paper, inputs=state, outputs=paper, **PRIVATE)
@@ -214,42 +266,10 @@ def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
         copy_btn.click(lambda s: gr.update(value=session.latest_copy(s, view), visible=True,
                                            label="Answer with references (Markdown)"), state, out_box, **PRIVATE
                        ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
-        bib_btn.click(lambda s: gr.update(value=session.cited_bibtex(s, retriever.paper), visible=True,
+        bib_btn.click(lambda s: gr.update(value=session.cited_bibtex(s, live.paper), visible=True,
                                           label="BibTeX of the cited papers"), state, out_box, **PRIVATE
                       ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
         export_btn.click(export, state, [out_box, out_file], **PRIVATE)
-        api_button.click(make_respond(assistant, settings), [api_message, api_history, *form, state],
+        api_button.click(make_respond(live, settings), [api_message, api_history, *form, state],
                          [api_answer, api_history, api_sources, state], api_name="respond")  # fmt: skip
     return demo
-
-
-# -- serve --------------------------------------------------------------------------------------
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: str | None = None,
-          auth_file: str | None = None) -> int:  # fmt: skip
-    """Open (or first build) the index, then serve the UI until interrupted. Returns the exit code."""
-    credentials, warnings = resolve_auth(auth, auth_file)
-    for warning in warnings:
-        print(warning, file=sys.stderr, flush=True)
-    assistant = open_ui_assistant(settings)
-    guard = Middleware(LoginGuard, attempts=LOGIN_ATTEMPTS, backoff_s=LOGIN_BACKOFF_S)
-    try:
-        demo = build_app(assistant, settings)
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _raise_interrupt)  # terminate = Ctrl-C: close the local LLM too
-        demo.queue(default_concurrency_limit=settings.ui.ui_concurrency).launch(
-            server_name=host, server_port=port, auth=credentials, auth_message="Paper QA: please log in.",
-            theme=THEME, css=CSS, footer_links=["api", "settings"], show_error=False, ssr_mode=False,
-            app_kwargs={"middleware": [guard]},
-        )  # fmt: skip
-    except OSError as exc:
-        print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        pass
-    finally:
-        assistant.close()
-    return 0

@@ -3,20 +3,30 @@
 - The password stays out of `ps`: read it from RAG_UI_AUTH or a file (`--auth-file`); `--auth USER:PASSWORD` on
   the command line still works but warns.
 - LoginGuard (an ASGI middleware) pauses a client after `attempts` failed logins: further tries get 429 with
-  Retry-After for `backoff_s`, doubling with each failure after that; a successful login resets the count. It
-  also refuses gradio's /gradio_api/cancel and /gradio_api/reset without a login, which gradio leaves open.
+  Retry-After for `backoff_s`, doubling with each failure after that, and the message "too many attempts: wait
+  N s" (the login page shows it: ui.login_page); a successful login resets the count. During a pause the right
+  password is refused too: accepting it would let a guesser go on at full speed, each wrong guess answered.
+  The client is the connecting address: X-Forwarded-For counts only from the proxies the operator names
+  (`ui_trusted_proxies`; uvicorn applies it before this guard sees the request).
+- The login cookies get `SameSite=Lax` (gradio sets `SameSite=None` on one of them, which lets other sites' requests
+  carry it) and `Secure` when the page was served over https (directly or by a trusted proxy), HttpOnly as before.
+- It also refuses gradio's /gradio_api/cancel and /gradio_api/reset without a login, which gradio leaves open.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import secrets
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
+from ui.login_page import with_login_note
 
 CLI_WARNING = ("warning: --auth puts the password in the process list (ps); "
                "use RAG_UI_AUTH or --auth-file FILE instead")  # fmt: skip
@@ -61,6 +71,40 @@ def resolve_auth(
     return parse_auth(env.get("RAG_UI_AUTH")), []
 
 
+def trusted_proxies(value: str) -> str:
+    """`ui_trusted_proxies` checked: comma-separated IP addresses or networks ("" = no proxy is trusted)."""
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    for name in names:
+        try:
+            ipaddress.ip_network(name, strict=False)
+        except ValueError:
+            raise ConfigError(f"ui_trusted_proxies (RAG_UI_TRUSTED_PROXIES): {name!r} is not an IP address or "
+                              "network; list the addresses of the proxies in front, e.g. 127.0.0.1") from None
+    return ",".join(names)
+
+
+def private_cache() -> Path:
+    """A directory only this user can read (0700), for the files gradio serves (exports); removed at exit."""
+    return Path(tempfile.mkdtemp(prefix="rag-ui-", dir=os.environ.get("GRADIO_TEMP_DIR") or None))
+
+
+def browser_secret(home: Path, create: bool = False) -> str:
+    """The secret gr.BrowserState encrypts the conversation with, from `home`/ui-secret (made, 0600, by `rag ui`
+    when home exists); a fresh one per process otherwise (conversations then survive a reload, not a restart)."""
+    path = home / "ui-secret"
+    try:
+        if create and not path.exists() and home.is_dir():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(24))
+        text = path.read_text(encoding="utf-8").strip()
+        if len(text) >= 16:
+            return text
+    except OSError:
+        pass
+    return secrets.token_urlsafe(24)
+
+
 class LoginGuard:
     """ASGI middleware: failed-login pauses per client, and login required for cancel/reset."""
 
@@ -76,10 +120,13 @@ class LoginGuard:
             return
         path = str(scope.get("path") or "").rstrip("/")
         if path in PROTECTED and _auth_on(scope) and not _logged_in(scope):
-            await _reply(send, 401, {"detail": "Not authenticated"})
+            await reply(send, 401, {"detail": "Not authenticated"})
             return
         if path.endswith("/login") and scope.get("method") == "POST":
             await self._login(scope, receive, send)
+            return
+        if scope.get("method") == "GET" and _auth_on(scope) and not _logged_in(scope):
+            await self.app(scope, receive, with_login_note(send))  # the login page: show why a login waits
             return
         await self.app(scope, receive, send)
 
@@ -87,14 +134,18 @@ class LoginGuard:
         client = str((scope.get("client") or ("?", 0))[0])
         wait = self.paused_until.get(client, 0.0) - self.clock()
         if wait > 0:
-            await _reply(send, 429, {"detail": f"too many failed logins; try again in {wait:.0f} s"},
-                         {"retry-after": str(max(1, round(wait)))})  # fmt: skip
+            seconds = max(1, round(wait))
+            await reply(send, 429, {"detail": f"Too many attempts: wait {seconds} s, then log in again."},
+                        {"retry-after": str(seconds)})  # fmt: skip
             return
         status: list[int] = []
+        https = scope.get("scheme") == "https"
 
         async def watch(message: Any) -> None:
             if message.get("type") == "http.response.start":
                 status.append(int(message.get("status", 0)))
+                message = {**message, "headers": [(k, cookie_flags(v, https) if k.lower() == b"set-cookie" else v)
+                                                  for k, v in message.get("headers") or []]}  # fmt: skip
             await send(message)
 
         await self.app(scope, receive, watch)
@@ -129,7 +180,14 @@ def _logged_in(scope: Scope) -> bool:
     return bool(token) and token in tokens
 
 
-async def _reply(send: Any, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
+def cookie_flags(header: bytes, https: bool) -> bytes:
+    """A Set-Cookie header with `SameSite=Lax`, and `Secure` exactly when the page is served over https."""
+    parts = [p.strip() for p in header.decode("latin-1").split(";") if p.strip()]
+    kept = [p for p in parts if p.split("=", 1)[0].strip().lower() not in ("samesite", "secure")]
+    return "; ".join([*kept, "SameSite=Lax", *(["Secure"] if https else [])]).encode("latin-1")
+
+
+async def reply(send: Any, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
     data = json.dumps(body).encode()
     head = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
     head += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]

@@ -30,9 +30,14 @@ THROTTLE_S = 0.05  # streamed text is re-rendered at most this often (a long ans
 
 
 def run_turn(
-    assistant: Assistant, question: str, history: list[Message], options: Callable[[], Options], aid: str
-) -> Iterator[Turn]:
+    assistant: Assistant | None, question: str, history: list[Message], options: Callable[[], Options], aid: str,
+    missing: str | None = None,
+) -> Iterator[Turn]:  # fmt: skip
     turn = Turn(aid, question)
+    if assistant is None:  # no index yet (ui.live_index): say so instead of answering from nothing
+        yield replace(turn, error=f"Nothing to answer from: {missing or 'there is no index'}. The top of the page "
+                                  "says how to index papers.")  # fmt: skip
+        return
     try:
         opts = options()
         turn = replace(turn, filters=opts.filters.describe() if opts.filters else "", k_note=opts.k_note)
@@ -64,8 +69,8 @@ def _message(turn: Turn, view: View) -> dict[str, Any]:
 
 
 def chat_updates(
-    assistant: Assistant, view: View, history: list[dict[str, Any]], state: dict[str, Any],
-    options: Callable[[], Options],
+    assistant: Assistant | None, view: View, history: list[dict[str, Any]], state: dict[str, Any],
+    options: Callable[[], Options], missing: str | None = None,
 ) -> Iterator[tuple[list[dict[str, Any]], dict[str, Any]]]:  # fmt: skip
     """The page's chat: `history` ends with the question (ui.session.start put it there and in state["ask"])."""
     question = state.get("ask")
@@ -74,7 +79,7 @@ def chat_updates(
         return
     aid, state = new_aid({**state, "ask": None})
     past = conversation(history[:-1], state)
-    for turn in run_turn(assistant, question, past, options, aid):
+    for turn in run_turn(assistant, question, past, options, aid, missing):
         state = {**with_turn(state, turn), "pending": None if turn.done else aid}
         yield [*history, _message(turn, view)], state
 
@@ -96,14 +101,14 @@ def stop_turn(history: list[dict[str, Any]], state: dict[str, Any], view: View) 
 
 
 def api_updates(
-    assistant: Assistant, view: View, message: str, history: list[Message] | None, state: dict[str, Any] | None,
-    options: Callable[[], Options],
+    assistant: Assistant | None, view: View, message: str, history: list[Message] | None,
+    state: dict[str, Any] | None, options: Callable[[], Options], missing: str | None = None,
 ) -> Iterator[tuple[str, list[Message], dict[str, Any], Turn]]:  # fmt: skip
     """The `/respond` API: the message HTML as it grows; the session's plain-text history is kept by the caller."""
     history = list(history or [])
     aid, state = new_aid(state)
     turn = Turn(aid, message)
-    for turn in run_turn(assistant, message, history, options, aid):
+    for turn in run_turn(assistant, message, history, options, aid, missing):
         state = with_turn(state, turn)
         yield render_message(turn, view), history, state, turn
     history.append({"role": "user", "content": message})

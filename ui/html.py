@@ -34,15 +34,21 @@ def safe_url(url: str | None) -> str | None:
     return None if safe is None else esc(safe)
 
 
-def ext_link(url: str | None, label: str, cls: str = "ext") -> str:
+def ext_link(url: str | None, label: str, cls: str = "ext", more: str = "") -> str:
+    """A link to an http(s) URL in a new tab; `more`: words only a screen reader reads, after the label (a text,
+    not aria-label: the chat's HTML sanitiser removes aria attributes)."""
     href = safe_url(url)
     if href is None:
         return ""
-    return f'<a class="{cls}" href="{href}" target="_blank" rel="noopener noreferrer">{esc(label)}</a>'
+    extra = f'<span class="sr-only">{esc(more)}</span>' if more else ""
+    return f'<a class="{cls}" href="{href}" target="_blank" rel="noopener noreferrer">{esc(label)}{extra}</a>'
 
 
 def paper_links(paper: Paper) -> str:
-    return " ".join(x for x in (ext_link(paper.url, "Paper ↗"), ext_link(paper.code_url, "Code ↗")) if x)
+    """ "Paper ↗" and "Code ↗", read out with their paper's title (a list of identical "Paper" links says nothing)."""
+    said = f": {readable(paper.title)} (opens in a new tab)"
+    links = (ext_link(paper.url, "Paper ↗", more=said), ext_link(paper.code_url, "Code ↗", more=said))
+    return " ".join(x for x in links if x)
 
 
 def authors_line(authors: Sequence[str]) -> str:

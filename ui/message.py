@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.answer.citations import strip_markers
+from rag.answer.followup import adds_words
 from rag.export import answer_markdown
 from rag.types import Answer
 from ui.cards import UNSUPPORTED_ONLY, relevance, where
@@ -117,11 +118,8 @@ def _cut(text: str, view: View) -> tuple[str, str]:
 
 # -- the pieces around it -------------------------------------------------------------------------
 def searched(turn: Turn) -> str:
-    """ "Searched for: …" when the follow-up was rewritten before retrieval."""
-    def norm(s: str) -> str:
-        return " ".join(re.findall(r"\w+", s.casefold()))
-
-    if not turn.standalone or norm(turn.standalone) == norm(turn.question):
+    """ "Searched for: …" when the follow-up was rewritten before retrieval and the rewrite adds words."""
+    if not turn.standalone or not adds_words(turn.question, turn.standalone):
         return ""
     return f'<p class="searched">Searched for: <q>{txt(turn.standalone)}</q></p>'
 
@@ -192,7 +190,8 @@ def _notes(turn: Turn, unplaced: Sequence[str], link: Callable[[int], str | None
     assert a is not None
     notes: list[str] = []
     if not a.complete:
-        notes.append('<p class="incomplete">⚠ The answer stream broke off: this answer is incomplete.</p>')
+        notes.append('<p class="incomplete">⚠ Incomplete: the model\'s answer was cut off; what arrived is shown, and '
+                     "the note below says why.</p>")  # fmt: skip
     if unplaced:
         items = "".join(f"<li>{_inline(s, link)}</li>" for s in unplaced)
         notes.append(f'<p class="unsupported" title="{UNSUPPORTED_TIP}">⚠ Not supported by the cited sources:</p>'

@@ -18,13 +18,29 @@ class IndexInfo:
     papers: int | None  # None: could not be counted
     indexed_at: str | None  # "2026-12-03T14:23:05Z", or None when the index does not say
     stale: bool = False  # an update did not finish
+    missing: str | None = None  # why there is no index to answer from (ui.live_index), None when there is one
+    home: str = ""  # the data directory, for the commands the page suggests
 
 
-def render_header(info: IndexInfo) -> str:
+def render_missing(info: IndexInfo, sample: int) -> str:
+    """The page of an index that is missing or empty: what is wrong, what is elsewhere, how to index."""
+    where = f"--home {info.home} " if info.home else ""
+    return (
+        '<div class="missing-index" role="alert"><p class="missing-what">⚠ Nothing to answer from: '
+        f"{esc(info.missing)}.</p><p>Index your papers with <code>rag index FILES {esc(where)}--collection "
+        f"{esc(info.collection)}</code> (this page picks them up by itself), start the UI with the "
+        "<code>--home</code> or <code>--collection</code> you meant, or index the "
+        f"{sample} sample papers that come with rag into this collection:</p></div>"
+    )
+
+
+def render_header(info: IndexInfo, sample: int = 19) -> str:
     count = "the index" if info.papers is None else f"{info.papers:,} paper{'s' if info.papers != 1 else ''}"
     when = f" · indexed {esc(info.indexed_at[:10])}" if info.indexed_at else ""
     warn = ""
-    if info.papers == 0:
+    if info.missing:
+        count, warn = "no papers", render_missing(info, sample)
+    elif info.papers == 0:
         warn = '<p class="banner">⚠ The index is empty: add papers with <code>rag index FILES</code>.</p>'
     elif info.stale:
         warn = '<p class="banner">⚠ An index update did not finish; run <code>rag index</code> again.</p>'

@@ -8,8 +8,10 @@ text is longer than `max_tokens` (estimated: a streamed piece counts one token p
 so a per-token stream is counted piece by piece; with slack for other tokenizers).
 
 Stopping before any text raises LLMError (the assistant then answers extractively, with a note); stopping after
-some raises StreamInterrupted (the answer is marked incomplete). The worker is told to stop and the stream is
-closed from a side thread, so a read blocked on the socket ends at the next byte or at the read timeout.
+some raises StreamInterrupted (the answer is marked incomplete). A piece that crosses `max_tokens` gives up the
+part past it, not all of it: a server that sends a whole over-long completion as one piece is shown up to there.
+The worker is told to stop and the stream is closed from a side thread, so a read blocked on the socket ends at
+the next byte or at the read timeout.
 """
 
 from __future__ import annotations
@@ -121,13 +123,16 @@ class BoundedStream:
                 if kind == "end":
                     self.usage = value
                     return
-                text += value
-                tokens += estimated_tokens(value)
-                if tokens > limit:
+                if tokens + estimated_tokens(value) > limit:
+                    kept = fitting(value, limit - tokens)  # a piece past the limit: the start that fits is kept
+                    if kept:
+                        yield kept
                     raise _cut(
                         f"LLM endpoint {self.chat.where()} kept writing past max_tokens ({self.max_tokens}); the "
-                        "answer was cut there", text,
+                        "answer was cut there", text + kept,
                     )  # fmt: skip
+                text += value
+                tokens += estimated_tokens(value)
                 yield value
         finally:
             self._abandon()
@@ -138,6 +143,18 @@ class BoundedStream:
             f"{self.chat.deadline.seconds:g} s (answer_deadline_s)"
         )
         return _cut(message, text) if text else LLMError(message)
+
+
+def fitting(piece: str, tokens: int) -> str:
+    """The start of `piece` worth at most `tokens` estimated tokens, ended at a word boundary when it has one (a
+    server that sends the whole completion as one piece must not lose all of it)."""
+    if tokens <= 0:
+        return ""
+    head = piece[: 4 * tokens]
+    if len(head) < len(piece) and not piece[len(head)].isspace():
+        space = max(head.rfind(" "), head.rfind("\n"))
+        head = head[:space] if space > 0 else head
+    return head.rstrip()
 
 
 def _cut(message: str, partial: str) -> StreamInterrupted:

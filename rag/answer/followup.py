@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rag.answer.prompts import load_prompt
@@ -65,13 +66,32 @@ _SCAFFOLD = frozenset(
     """summarize summarise summary overview give me tell show list find explain describe compare what which who how
     when where why is are was were do does did can could would should please the a an of on about in for to and or
     papers paper work works study studies research literature review that this these those there any all some
-    main key new recent existing their its they them""".split()
+    main key new recent existing their its they them you your we our i us have has had""".split()
 )
+_THINGS = ("papers?|studies|study|works?|methods?|approach(?:es)?|models?|datasets?|benchmarks?|articles?|techniques?|"
+           "algorithms?|systems?|ones?")  # fmt: skip
+_HEADS = frozenset("dataset benchmark model method paper corpus framework algorithm library task challenge".split())
+_AUX = r"(?:do|does|did|can|could|would|should|will|is|are)\b"  # "What papers do you have on …": no relative clause
+_WHICH_THING = re.compile(rf"^\s*(?:which|what)\s+({_THINGS})\s+(?!{_AUX})(.+?)[\s?.!]*$", re.IGNORECASE)
+_THE_GROUP = re.compile(r"\bthe\s+((?:[\w-]+\s+){1,4}?(?:papers|studies|works|methods|models|datasets))\b", re.I)
 _REFERENCE = re.compile(
-    r"\b(?:(of) (?:them|those|these)|(they|them|those|these|these papers|those papers)|(this one|that one|"
-    r"the former|the latter|it)|(its|their))\b",
+    rf"\b(?:(?P<of>of (?:them|those|these)(?:\s+(?P<n1>{_THINGS}))?)"
+    rf"|(?P<many>(?:they|them|those|these)(?:\s+(?P<n2>{_THINGS}))?)"
+    rf"|(?P<one>(?:this|that)\s+(?:{_THINGS})|the former|the latter|it)|(?P<own>its|their))\b",
     re.IGNORECASE,
 )
+_OWNED_AT_END = re.compile(r"\b(?:its|their)\s+([\w-]+(?:\s+[\w-]+){0,2})\s*([?.!]*)\s*$", re.IGNORECASE)
+_VERBS = frozenset("need needs use uses report reports show shows require requires work works get gets do does make "
+                   "makes have has beat beats outperform outperforms".split())  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Referent:
+    """What a follow-up's "it", "them", "its" stand for, as a noun phrase to put after "the": "paper that saves
+    parameters" (relative: it names its own noun), "continual learning papers" (group), "Alberta dataset" (name)."""
+
+    phrase: str
+    kind: str  # "relative" | "group" | "name"
 
 
 def topic_of(question: str) -> str:
@@ -83,20 +103,80 @@ def topic_of(question: str) -> str:
     return " ".join(kept[:6])
 
 
+def _named(question: str) -> str:
+    """The longest run of name-like words after the first word ("Alberta Wells Dataset", "PaperBench"), with a
+    following head noun ("the Alberta dataset" -> "Alberta dataset")."""
+    words = re.findall(r"[\w-]+", question)
+    best: list[str] = []
+    run: list[str] = []
+    for i, word in enumerate([*words, ""]):
+        name = i > 0 and word not in ("", "I") and any(c.isdigit() or c.isupper() for c in word)
+        if name:
+            run.append(word)
+            continue
+        if run and word.lower() in _HEADS:
+            run.append(word)
+        if len(run) > len(best):
+            best = run
+        run = []
+    return " ".join(best)
+
+
+def referent(previous: str) -> Referent:
+    """The noun phrase a follow-up to `previous` refers to (phrase "" when the question names nothing)."""
+    if m := _WHICH_THING.match(previous):
+        return Referent(f"{m.group(1).lower()} that {m.group(2).strip()}", "relative")
+    if name := _named(previous):
+        return Referent(name, "name")
+    if m := _THE_GROUP.search(previous):
+        return Referent(" ".join(m.group(1).split()), "group")
+    return Referent(topic_of(previous), "name")
+
+
 def offline_standalone(question: str, previous: str) -> str:
-    """The follow-up with its references resolved to the previous question's topic, without an LLM."""
-    topic = topic_of(previous)
-    if not topic:
+    """The follow-up with its references resolved to what the previous question was about, without an LLM:
+    "Summarize these papers" after "Which paper saves parameters?" -> "Summarize the paper that saves parameters"."""
+    ref = referent(previous)
+    if not ref.phrase:
         return question
+    tail = ""
+    if ref.kind == "relative" and re.search(r"\b(?:its|their)\b", question, re.IGNORECASE):
+        owned = _OWNED_AT_END.search(question)
+        if owned and not _VERBS.intersection(w.lower() for w in owned.group(1).split()):  # "its main result?"
+            question = f"{question[: owned.start()]}the {owned.group(1)} of the {ref.phrase}{owned.group(2)}"
+        else:  # "Does its benchmark need human grading?": the phrase would not fit inside
+            tail = f" (the {ref.phrase})"
 
     def resolve(m: re.Match[str]) -> str:
-        if m.group(1):
-            return f"of the {topic} papers"
-        if m.group(2):
-            return f"the {topic} papers"
-        if m.group(3):
-            return f"the {topic} paper"
-        return f"the {topic} paper's"
+        noun = m.group("n1") or m.group("n2")
+        group = f"{ref.phrase} {noun or 'papers'}" if ref.kind == "name" else ref.phrase  # "these methods"
+        if m.group("of"):
+            return f"of the {group}"
+        if m.group("many"):
+            return f"the {group}"
+        if m.group("one"):
+            return f"the {ref.phrase}"
+        return "the" if ref.kind == "relative" else f"the {ref.phrase}'s"
 
     resolved, count = _REFERENCE.subn(resolve, question, count=2)
-    return resolved if count else f"{question.rstrip(' ?')} ({topic})?"
+    if tail:
+        body = resolved.rstrip(" ?.!")
+        return f"{body}{tail}{resolved[len(body):].strip() or '?'}"
+    if count == 0:  # nothing to resolve ("what about savings?"): say what it is about, unless it says so itself
+        if ref.phrase.casefold() in question.casefold():
+            return question
+        return f"{question.rstrip(' ?')} ({ref.phrase})?"
+    return re.sub(r"\bthe the\b", "the", resolved, flags=re.IGNORECASE)
+
+
+def _stem(word: str) -> str:
+    return re.sub(r"(?:es|s)$", "", word) if len(word) > 3 else word
+
+
+def adds_words(question: str, standalone: str) -> bool:
+    """Whether the rewritten question says more than the follow-up: a word that is not scaffolding, in no form
+    the follow-up has ("its" -> "the" or "paper" -> "papers" adds nothing worth showing)."""
+    def content(text: str) -> set[str]:
+        return {_stem(w) for w in re.findall(r"[\w-]+", text.casefold()) if w not in _SCAFFOLD}
+
+    return bool(content(standalone) - content(question))

@@ -231,7 +231,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
         return cmd_eval(args, settings)
     if args.command == "ui":
-        from ui.app import serve
+        from ui.serve import serve
 
         return serve(settings, host=args.host, port=args.port, auth=args.auth, auth_file=args.auth_file)
     return 2

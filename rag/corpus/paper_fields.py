@@ -12,7 +12,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from rag.corpus.text_io import Fields, json_kind, slugify
+from rag.corpus.text_io import Fields, json_kind, shown, slugify
 from rag.safe_text import safe_url
 from rag.types import Paper, Section
 
@@ -129,7 +129,7 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         url=url,
         code_url=_link(f.get("code_url")),
         arxiv_id=arxiv_id or None,
-        source=str(path),
+        source=shown(path),
         doi=doi,
         body=_body(f.get("body")),
     )
@@ -146,8 +146,9 @@ def _body(value: object) -> tuple[Section, ...]:
     if not isinstance(value, list | tuple):
         return ()
     return tuple(
-        Section(s.page, s.heading, text) for s in value if isinstance(s, Section) and (text := _clean(s.text))
-    )
+        Section(s.page, _clean(s.heading) or None if s.heading else None, text)
+        for s in value if isinstance(s, Section) and (text := _clean(s.text))
+    )  # fmt: skip
 
 
 def person(given: object, family: object, suffix: object = None) -> str | None:

@@ -20,7 +20,7 @@ from rag.corpus.formats import SUPPORTED_SUFFIXES, Format
 from rag.corpus.paper_fields import BadRecord, build_paper
 from rag.corpus.select import Selection
 from rag.corpus.source_file import ReadOptions, Source, file_size
-from rag.corpus.text_io import FILTERED_OUT, corpus_error, one_line
+from rag.corpus.text_io import FILTERED_OUT, corpus_error, one_line, shown
 from rag.errors import CorpusError
 from rag.types import Paper
 
@@ -73,36 +73,56 @@ def _not_regular(path: Path) -> str | None:
 
 def _walk(root: Path, opts: _Options, stats: CorpusStats) -> list[Path]:
     """Corpus files under `root`, sorted; hidden files and directories are left out, and every entry that
-    cannot be read (an unlistable directory, a broken link, a pipe) is reported."""
+    cannot be read (an unlistable directory, a broken link, a pipe) is reported. A link to a directory is
+    followed unless it leads into a directory read already (a loop, or the same folder twice): one warning."""
     found: list[Path] = []
     problems: list[str] = []
+    trees = [os.path.realpath(root)]  # real paths whose whole tree is read
+    links: list[Path] = []
 
     def unlistable(e: OSError) -> None:
         problems.append(f"{e.filename}: cannot list this directory ({e.strerror or e})")
 
-    for folder, dirs, names in os.walk(root, onerror=unlistable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in names:
-            path = Path(folder, name)
-            if name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                continue
-            try:
-                reason = _not_regular(path)
-            except FileNotFoundError:
-                reason = f"{path}: a broken symbolic link (to {os.readlink(path)})"
-            except OSError as e:
-                reason = f"{path}: cannot read ({e.strerror or e})"
-            if reason is None and not os.access(path, os.R_OK):
-                reason = f"{path}: cannot read (permission denied)"
-            if reason is None:
-                found.append(path)
-            else:
-                problems.append(reason)
+    def walk(top: Path) -> None:
+        for folder, dirs, names in os.walk(top, onerror=unlistable):
+            shown_dirs = sorted(d for d in dirs if not d.startswith("."))
+            links.extend(Path(folder, d) for d in shown_dirs if os.path.islink(os.path.join(folder, d)))
+            dirs[:] = [d for d in shown_dirs if not os.path.islink(os.path.join(folder, d))]
+            for name in names:
+                _entry(Path(folder, name), found, problems)
+
+    walk(root)
+    while links:
+        link = links.pop(0)
+        real = os.path.realpath(link)
+        if any(real == t or real.startswith(t.rstrip(os.sep) + os.sep) for t in trees):
+            opts.warn(one_line(f"{link}: a link to {real}, which is read already; not followed"))
+            continue
+        trees.append(real)
+        walk(link)
     for problem in sorted(problems):
         opts.bad(problem, stats)
     if not found and not problems:
         raise corpus_error(f"{root}: no corpus files in this directory (looked for {', '.join(SUPPORTED_SUFFIXES)})")
     return sorted(found)
+
+
+def _entry(path: Path, found: list[Path], problems: list[str]) -> None:
+    """A file in a walked directory: kept when it is a readable corpus file, reported when it cannot be read."""
+    if path.name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        return
+    try:
+        reason = _not_regular(path)
+    except FileNotFoundError:
+        reason = f"{path}: a broken symbolic link (to {os.readlink(path)})"
+    except OSError as e:
+        reason = f"{path}: cannot read ({e.strerror or e})"
+    if reason is None and not os.access(path, os.R_OK):
+        reason = f"{path}: cannot read (permission denied)"
+    if reason is None:
+        found.append(path)
+    else:
+        problems.append(reason)
 
 
 def _files(source: Path | str, opts: _Options, stats: CorpusStats) -> list[Path]:
@@ -228,7 +248,7 @@ def _announce(plan: list[tuple[Path, Format]], opts: _Options, stats: CorpusStat
         opts.info(f"reading {len(plan)} files: " + ", ".join(f"{n} {label}" for label, n in counts.items()))
         return
     for (path, _), label in zip(plan, labels, strict=True):
-        opts.info(f"reading {path} as {label}")
+        opts.info(f"reading {shown(path)} as {label}")
 
 
 def iter_papers(

@@ -6,6 +6,7 @@ reason the record is unreadable. Problems with the whole file (binary, not UTF-8
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -20,9 +21,24 @@ _UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 
 
+def _escaped(char: str) -> str:
+    if "\udc80" <= char <= "\udcff":  # a byte of a file name that is not UTF-8 (Python's surrogateescape)
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode("ascii")
+
+
 def one_line(message: str) -> str:
-    """Escape control characters and line separators so a message stays on one line."""
-    return _UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+    """Escape control characters and line separators so a message stays on one line; a file name's bytes that
+    are not UTF-8 read as `\\xe9`."""
+    return _UNPRINTABLE_RE.sub(lambda m: _escaped(m.group()), message)
+
+
+def shown(path: Path | str) -> str:
+    """A path as text any output can carry: `caf\\xe9.jsonl` for a name whose byte 0xe9 is not UTF-8."""
+    try:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that no file name can hold (a path typed in Python)
+        return one_line(str(path))
 
 
 def corpus_error(message: str) -> CorpusError:

@@ -109,6 +109,7 @@ def build_index(
     last_paper = None
     stats = CorpusStats()
     for paper, chunk, meta in _items(read, settings, warn, info=info, progress=read_progress, stats=stats):
+        _storable(paper.source, paper.id, chunk.text, meta)
         planned[chunk.id] = _Planned(chunk.content_hash, str(meta["meta_hash"]), paper.id)
         papers += paper.id != last_paper
         last_paper = paper.id
@@ -193,6 +194,22 @@ def build_index(
         filtered=stats.filtered,
         bad=stats.skipped,
     )
+
+
+def _storable(source: str, paper_id: str, text: str, meta: dict[str, str | int]) -> None:
+    """Refuse, in the first pass (nothing written yet), a chunk the store or the docstore could not write: text
+    that is not valid Unicode (a lone surrogate). A reader should never let one through; this keeps the promise
+    that a run either completes or leaves the index as it was, whatever a reader missed."""
+    for name, value in (("text", text), *meta.items()):
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = value.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+                raise CorpusError(
+                    f"{source}: paper {paper_id!r} holds text that cannot be stored as UTF-8 ({name}: '{shown[:60]}'); "
+                    "nothing was written"
+                ) from None
 
 
 def _nothing_to_index(read: _Read, stats: CorpusStats, store: VectorStore) -> str:
