@@ -24,6 +24,7 @@ from rag.answer.llm_backend import LLMBackend
 from rag.answer.llm_check import llm_check
 from rag.answer.question import Question, analyse
 from rag.answer.sentence_vectors import SentenceVectors
+from rag.answer.sources import whole_abstracts
 from rag.answer.verify import Checked, SecondOpinion, check
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
@@ -31,7 +32,6 @@ from rag.ports import Message
 from rag.retrieve.retriever import Retriever
 from rag.runlog import append as log_answer
 from rag.settings import AnswerSettings
-from rag.text import split_sentences
 from rag.types import Answer, AnswerEvent, DeltaEvent, Event, Hit, SourcesEvent, Usage
 
 # controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
@@ -156,20 +156,12 @@ class Assistant:
         retrieval = self.retriever.settings
         if k is None:  # an explicit 0 is refused by the retriever, not silently replaced by the default
             k = 2 * retrieval.k if route.mode == "summary" else retrieval.k
-        hits = tuple(self.retriever.search(route.standalone, k, filters=filters, token_budget=retrieval.context_tokens))
-        self._prime_vectors(route.standalone, hits)
+        found = self.retriever.search(route.standalone, k, filters=filters, token_budget=retrieval.context_tokens)
+        # each window widened to its whole abstract (the conclusion is most often in the last window); what is
+        # embedded already is not embedded again: the search's query vector and the sentence vectors stored
+        hits, stored = whole_abstracts(found, self.retriever)
+        self.vectors.remember([(route.standalone, self.retriever.query_vector(route.standalone)), *stored])
         return hits
-
-    def _prime_vectors(self, query: str, hits: Sequence[Hit]) -> None:
-        """What is embedded already need not be embedded again: the query vector search computed, and the sentence
-        vectors the docstore kept for each hit."""
-        pairs = [(query, self.retriever.query_vector(query))]
-        for hit in hits:
-            stored = self.retriever.sentence_vectors(hit.chunk_id)
-            sentences = split_sentences(hit.text) if stored is not None else []
-            if stored is not None and len(sentences) == len(stored):
-                pairs += zip(sentences, stored, strict=True)
-        self.vectors.remember(pairs)
 
     def _draft(self, route: Route, hits: Sequence[Hit]) -> Generator[Event, None, Draft]:
         """Stream the backend's draft; an LLM endpoint that fails before its first word gives the extractive one."""

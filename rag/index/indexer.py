@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rag.corpus import CorpusStats, Selection, iter_papers
 from rag.errors import CorpusError, IndexMissingError
-from rag.index.chunking import chunk_paper
+from rag.index.chunking import chunk_paper, chunk_roles
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.integrity import fingerprint as index_fingerprint
 from rag.index.integrity import trusted
@@ -74,8 +74,10 @@ def _items(read: _Read, settings: IndexSettings, warn: Warn | None, **extra: obj
                          full_text=settings.full_text, **extra)  # type: ignore[arg-type]  # fmt: skip
     for paper in papers:
         chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
-        for chunk in chunks:
-            yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=len(chunks) > 1)
+        whole, roles = chunk_roles(paper, chunks)
+        for chunk, code in zip(chunks, roles, strict=True):
+            yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=whole if len(chunks) > 1 else None,
+                                               roles=code)  # fmt: skip
 
 
 def build_index(

@@ -19,7 +19,9 @@ from rag.index.local_copies import load_local, local_only
 from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.fusion import keep_exact_match, reciprocal_rank_fusion
+from rag.roles import decode_roles
 from rag.settings import RetrievalSettings
+from rag.text import split_sentences
 from rag.types import Hit, Paper
 
 MODES = ("hybrid", "dense", "lexical")
@@ -151,8 +153,9 @@ class Retriever:
                 per[paper.id] = per.get(paper.id, 0) + 1
                 used_tokens += tokens
                 page, page_end, section = page_of(chunk.metadata)
+                roles = decode_roles(chunk.metadata.get("roles"), len(split_sentences(chunk.text)))
                 hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid), tokens,
-                                page, page_end, section))  # fmt: skip
+                                page, page_end, section, roles))  # fmt: skip
                 if len(hits) >= k:
                     return hits
         return hits
@@ -203,6 +206,15 @@ class Retriever:
         """The chunk's sentence vectors stored at index time (None: embed them when needed)."""
         docs = self.docs
         return None if docs is None or self.stale else docs.sentence_vectors(chunk_id)
+
+    def stored(self, chunk_id: str) -> StoredChunk | None:
+        """One chunk's text and metadata as indexed (the local docstore, else the store), or None."""
+        docs = self.docs
+        local = docs.get(chunk_id) if docs is not None and not self.stale else None
+        if local is not None:
+            return local
+        found = self.store.get([chunk_id])
+        return found[0] if found else None
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper with its whole abstract, by id (never by path)."""
