@@ -19,7 +19,8 @@ from rag.types import Hit, Paper
 
 PAPERS = [
     {"id": "tons", "title": "PubMed 1", "sections": [
-        {"label": "BACKGROUND", "text": "One question is whether bleeding after tonsillectomy is more common at night?"},
+        {"label": "BACKGROUND", "text": "One question is whether bleeding after tonsillectomy is more frequent "
+                                        "at night?"},
         {"label": "OBJECTIVE", "text": "The aim of this study was to determine whether post-tonsillectomy bleeding is "
                                        "more common at night than during the day."},
         {"label": "METHODS", "text": "We reviewed the charts of 1,200 children operated on between 2001 and 2010."},
