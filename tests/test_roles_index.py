@@ -44,8 +44,8 @@ def test_jsonl_sections_and_inline_labels_are_kept_by_the_readers(corpus: Path, 
     assert [s.label for s in papers["pmid-1"].abstract_sections] == [s["label"] for s in SECTIONS]
     assert papers["plain-1"].abstract_sections == ()
     ris = tmp_path / "pubmed.ris"
-    ris.write_text("TY  - JOUR\nTI  - Sleep and teeth\nAB  - BACKGROUND: Bruxism is common. METHODS: We "
-                   "recorded 40 sleepers. RESULTS: Grinding fell by half. CONCLUSIONS: Splints help.\nER  - \n")  # fmt: skip
+    abstract = "BACKGROUND: Bruxism is common. METHODS: We recorded 40 sleepers. RESULTS: Grinding fell by half. "
+    ris.write_text(f"TY  - JOUR\nTI  - Sleep and teeth\nAB  - {abstract}CONCLUSIONS: Splints help.\nER  - \n")
     (paper,) = read_papers([ris])
     assert [(s.label, s.text) for s in paper.abstract_sections] == [
         ("BACKGROUND", "Bruxism is common."), ("METHODS", "We recorded 40 sleepers."),
