@@ -56,7 +56,7 @@ PRIVATE: dict[str, Any] = {"api_visibility": "private"}
 
 def make_respond(assistant: Assistant, settings: Settings) -> Any:
     """The `/respond` API (gradio_client): streams the message HTML; returns (message, sources panel)."""
-    view = View(settings.retrieval.min_relevance)
+    view = View(assistant.floors().relevance)  # the floor in force: calibrated on the library, or the setting
     choices = offered(settings, assistant.chats.unavailable)
 
     def respond(
@@ -72,7 +72,7 @@ def make_respond(assistant: Assistant, settings: Settings) -> Any:
 
 
 def build_app(assistant: Assistant, settings: Settings) -> gr.Blocks:
-    view = View(settings.retrieval.min_relevance)
+    view = View(assistant.floors().relevance)  # the floor in force: calibrated on the library, or the setting
     choices = offered(settings, assistant.chats.unavailable)
     info, papers = index_info(assistant, settings)
     retriever = assistant.retriever

@@ -8,7 +8,8 @@ interrogative clause) counts, so planted instructions and premises before it do 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from rag.answer.grounding import source_text
 from rag.answer.question import Question
@@ -106,22 +107,39 @@ def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Floors:
+    """The library's relevance floors (rag.types.Calibration, or the min_relevance setting): a paper below
+    `relevance` is not relevant; a sentence whose similarity to the question is below `sentence` does not address
+    it. `origin` says where the relevance floor came from, for notes."""
+
+    relevance: float
+    sentence: float = 0.0
+    origin: str = "default"
+
+
 def top_relevance(hits: Sequence[Hit]) -> float:
     """The best cosine similarity among the hits: the "anything relevant?" signal."""
     return max((h.dense_score for h in hits if h.dense_score is not None), default=0.0)
 
 
-def retrieval_refusal(question: Question, hits: Sequence[Hit], min_relevance: float) -> str | None:
-    """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant (the best
-    cosine similarity is below min_relevance, and the question names nothing a source mentions). Whether the
-    sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
+def retrieval_refusal(
+    question: Question, hits: Sequence[Hit], floors: Floors | float, agree: Callable[[], bool] = lambda: False
+) -> str | None:
+    """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant: the best
+    cosine similarity is below the relevance floor, the question names nothing a source mentions, and the dense
+    search and BM25 do not rank the same paper first (`agree`, asked only then: two independent signals pointing at
+    one paper say a low similarity is the question's wording, a reader's own words, not a missing paper). Whether
+    the sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
     extractive backend from its evidence."""
     if not hits:
         return "no indexed paper matches the question"
+    floor = floors.relevance if isinstance(floors, Floors) else floors
+    origin = floors.origin if isinstance(floors, Floors) else "the setting"
     best = top_relevance(hits)
     named = bool(question.key_terms) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
-    if best < min_relevance and not named:
-        return f"nothing relevant was found (best similarity {best:.2f} < {min_relevance:.2f})"
+    if best < floor and not named and not agree():
+        return f"nothing relevant was found (best similarity {best:.2f} < {floor:.2f}, {origin})"
     return None
 
 

@@ -17,7 +17,7 @@ from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.citations import REFUSAL, citations_for, parse_markers
 from rag.answer.deadline import BoundedChat, Deadline
-from rag.answer.extractive import ExtractiveBackend
+from rag.answer.extractive import ExtractiveBackend, Floors
 from rag.answer.followup import condense
 from rag.answer.grounding import SupportChecker
 from rag.answer.llm_backend import LLMBackend
@@ -31,7 +31,7 @@ from rag.filters import Filters
 from rag.ports import Message
 from rag.retrieve.retriever import Retriever
 from rag.runlog import append as log_answer
-from rag.settings import AnswerSettings
+from rag.settings import DEFAULT_MIN_RELEVANCE, AnswerSettings
 from rag.types import Answer, AnswerEvent, DeltaEvent, Event, Hit, SourcesEvent, Usage
 
 # controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
@@ -78,10 +78,22 @@ class Assistant:
         self.runlog = runlog
         self.vectors = SentenceVectors(retriever.embedder)
         self.checker = SupportChecker(self.vectors, settings.support_threshold)
-        self.extractive = ExtractiveBackend(self.vectors, retriever.settings.min_relevance)
+        self.extractive = ExtractiveBackend(self.vectors, self.floors)
 
     def close(self) -> None:
         self.chats.close()
+
+    def floors(self) -> Floors:
+        """The relevance floors in force: the min_relevance setting when it is a number, else the floor the collection
+        was calibrated to at index time (DEFAULT_MIN_RELEVANCE without one); the sentence floor is always the
+        calibrated one (0 without)."""
+        calibration, setting = self.retriever.calibration, self.retriever.settings.min_relevance
+        sentence = (calibration.sentence_floor or 0.0) if calibration else 0.0
+        if setting is not None:
+            return Floors(setting, sentence, "the min_relevance setting")
+        if calibration is None:
+            return Floors(DEFAULT_MIN_RELEVANCE, sentence, "the default")
+        return Floors(calibration.floor, sentence, "calibrated on the library")
 
     def backend_for(self, llm: str | None) -> str:
         llm = llm or self.settings.llm
@@ -115,7 +127,8 @@ class Assistant:
         hits = self.retrieve(route, k, filters)
         yield SourcesEvent(route.standalone, hits, route.mode, route.backend.name)
 
-        reason = retrieval_refusal(route.analysed, hits, self.retriever.settings.min_relevance)
+        agree = lambda: self.retrievers_agree(route.standalone, filters)  # noqa: E731  (asked only below the floor)
+        reason = retrieval_refusal(route.analysed, hits, self.floors(), agree)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
@@ -151,6 +164,12 @@ class Assistant:
         wording = analyse(q, None)  # --summary / --no-summary decide; else the question's own wording
         mode = "summary" if summary or (summary is None and wording.mode == "summary") else "answer"
         return Route(q, analyse(standalone, mode), backend, usage, deadline)
+
+    def retrievers_agree(self, query: str, filters: Filters | None) -> bool:
+        """The dense search and BM25 alone rank the same paper first."""
+        dense = self.retriever.search(query, 1, filters=filters, mode="dense")
+        lexical = self.retriever.search(query, 1, filters=filters, mode="lexical")
+        return bool(dense and lexical) and dense[0].paper.id == lexical[0].paper.id
 
     def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
         retrieval = self.retriever.settings

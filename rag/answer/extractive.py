@@ -12,11 +12,10 @@ fixed refusal sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 from rag.answer import paper_lines
-from rag.answer.abstain import lexical_gap
+from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
 from rag.answer.metadata import metadata_answer
@@ -45,15 +44,6 @@ _NUMBER_WORD = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Floors:
-    """The library's relevance floors (rag.answer.abstain.Calibration): a paper below `relevance` is not relevant;
-    a sentence whose similarity to the question is below `sentence` does not address it."""
-
-    relevance: float
-    sentence: float = 0.0
-
-
 class ExtractiveBackend:
     """rag.answer.backends.AnswerBackend without an LLM."""
 
@@ -61,9 +51,18 @@ class ExtractiveBackend:
     model = "extractive"
     chat: ChatModel | None = None  # no LLM: follow-ups are rewritten without one
 
-    def __init__(self, vectors: SentenceVectors, floors: Floors | float) -> None:
+    def __init__(self, vectors: SentenceVectors, floors: Floors | float | Callable[[], Floors]) -> None:
+        """`floors`: fixed, or read at every answer (a collection re-indexed while serving is calibrated anew)."""
         self.vectors = vectors
-        self.floors = floors if isinstance(floors, Floors) else Floors(floors)
+        if callable(floors):
+            self._floors = floors
+        else:
+            fixed = floors if isinstance(floors, Floors) else Floors(float(floors))
+            self._floors = lambda: fixed
+
+    @property
+    def floors(self) -> Floors:
+        return self._floors()
 
     def draft(self, question: Question, hits: Sequence[Hit]) -> DraftStream:
         return whole(self.write(question, hits))
@@ -83,8 +82,11 @@ class ExtractiveBackend:
         note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
         return Draft(text, self.name, self.model, prompt=self.name, notes=(note,) if note else ())
 
-    def _scored(self, question: Question, hits: Sequence[Hit], contribution: bool = False) -> list[Scored]:
-        scored = score_sentences(question, hits, self.vectors, contribution)
+    def _scored(
+        self, question: Question, hits: Sequence[Hit], contribution: bool = False, scored: list[Scored] | None = None
+    ) -> list[Scored]:
+        """The sentences that may answer, best first (`scored`: all of them, when scored already)."""
+        scored = score_sentences(question, hits, self.vectors, contribution) if scored is None else scored
         if question.wants("quantity"):
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
         if not question.wants("aim"):  # an aim restates the question: quoted only when nothing else answers
@@ -104,12 +106,15 @@ class ExtractiveBackend:
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
             return paper_lines.paper_list(scored, hits, self.floors.relevance, self.floors.sentence)
-        scored = self._scored(question, hits)
+        everything = score_sentences(question, hits, self.vectors)
+        if not everything or max(c.similarity for c in everything) < self.floors.sentence:
+            return REFUSAL  # no retrieved sentence is close enough to the question to address it
+        scored = self._scored(question, hits, scored=everything)
         meant = identified_paper(question.text, hits)
         if meant is not None and len(named) < 2:  # "the Zorp123 benchmark"
             own = [c for c in scored if c.n == meant]
             scored = own if own and own[0].score >= MIN_SCORE else scored
-        if not scored or scored[0].score < MIN_SCORE or scored[0].similarity < self.floors.sentence:
+        if not scored or scored[0].score < MIN_SCORE:
             return REFUSAL
         chosen = self._chosen(scored, hits)
         if len(question.parts) > 1:  # a multi-part question gets a sentence for every part

@@ -13,6 +13,8 @@ import numpy as np
 
 from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.filters import Filters
+from rag.index.calibration import from_json
+from rag.index.calibration import stored as stored_calibration
 from rag.index.docstore import DocStore
 from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
@@ -44,10 +46,13 @@ class Retriever:
         if local is not None:
             self.lexical, self.docs = local
             built_with = local[1].info.get("embedder")
+            # the relevance floors `rag index` derived from this collection (None: an older or too small index)
+            self.calibration = stored_calibration(layout, self.lexical.fingerprint)
         else:
             info = store.open().info
             built_with = info.get("embedder")
             self.lexical, self.docs = load_local(layout, store, info.get("lexical_fingerprint"))
+            self.calibration = from_json(info.get("calibration"))
         if built_with != embedder.name:
             raise IndexMissingError(
                 f"the index was built with embedder '{built_with}' but the settings use '{embedder.name}'; "
@@ -72,14 +77,18 @@ class Retriever:
             local = local_only(self.layout) if stamp != self._local_stamp else None
             if local is not None:
                 self.lexical, self.docs = local
+                self.calibration = stored_calibration(self.layout, self.lexical.fingerprint)
                 self._local_stamp = stamp
             self._refresh_lock.release()
             return
         try:
-            wanted = self.store.fresh_info().get("lexical_fingerprint")
+            fresh = self.store.fresh_info()
         except RagError:
             self._refresh_lock.release()
             return
+        wanted = fresh.get("lexical_fingerprint")
+        if wanted and wanted != self.lexical.fingerprint:
+            self.calibration = from_json(fresh.get("calibration"))
         if not wanted or wanted == self.lexical.fingerprint:
             self._refresh_lock.release()
             return
