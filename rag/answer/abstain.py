@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rag.answer.grounding import source_text
 from rag.answer.question import Question
+from rag.answer.term_match import Haystack
 from rag.index.lexical import STOPWORDS, tokenize
 from rag.types import Hit
 
@@ -22,14 +23,8 @@ def missing_key_terms(question: Question, hits: Sequence[Hit]) -> list[str]:
     question's premise) that appear in none of the retrieved sources."""
     if question.wants("why"):
         return []  # a premise is for the answer to confirm or correct, not a reason to refuse
-    haystack = " ".join(source_text(h) for h in hits).lower()
-    plain = haystack.replace(",", "")
-    missing = []
-    for term in question.key_terms:
-        t = term.lower().rstrip("%")
-        if t not in haystack and t.replace(",", "") not in plain:
-            missing.append(term)
-    return missing
+    haystack = Haystack.of(" ".join(source_text(h) for h in hits))
+    return [term for term in question.key_terms if not haystack.has(term)]  # spelling variants allowed
 
 
 _AUX = frozenset(
