@@ -31,8 +31,11 @@ _AUX = frozenset(
     "is are was were does do did can could would should has have had will the a an its their this these".split()
 )
 _WH_PHRASE = re.compile(
-    r"(?:^|[,;]\s*|\band\s+)(?:what|which|how many|how much)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE
+    r"(?:^|[,;]\s*|\band\s+|\b(?:in|on|at|from|by|for|with|of|to|under)\s+)(?:what|which|how many|how much)\s+"
+    r"((?:[\w-]+\s+){0,4})",
+    re.IGNORECASE,
 )
+_COSTS = re.compile(r"\b(?:what|how much)\b.*\bcosts?\W*$", re.IGNORECASE)
 _UNIT = re.compile(r"\bin (?:us |usd )?(dollars|euros|hours|days|gpu[- ]hours|kwh|watts)\b", re.IGNORECASE)
 GENERIC_FOCUS = frozenset(
     """paper papers work works study studies method methods approach approaches technique techniques idea ideas way
@@ -82,16 +85,43 @@ def _focus_word(fragment: str) -> str | None:
     return words[0]
 
 
+def noun_runs(question: Question) -> list[str]:
+    """What each wh-phrase of the asked clause asks for, in full: "which language model *backbone*" -> "language
+    model backbone" (up to three words before a verb; none for generic heads, as focus_phrases)."""
+    runs = []
+    for m in _WH_PHRASE.finditer(question.asked):
+        head = _focus_word(m.group(1))
+        words = [w.lower().strip("?,.;:'\"()") for w in m.group(1).split()]
+        while words and words[0] in _SKIP:
+            words = words[1:]
+        if head is None:
+            continue
+        run = head.split()
+        for word in words[len(run) : 3]:
+            if not word.isalpha() or _not_noun(word) or word in GENERIC_FOCUS:
+                break
+            run.append(word)
+        runs.append(" ".join(run))
+    return runs
+
+
 def _not_noun(word: str) -> bool:
     return word in STOPWORDS or word in _ASK_VERB or word in _SKIP or word.endswith(("ed", "ly"))
+
+
+def focus_phrases(question: Question) -> list[str]:
+    """What the question's wh-phrases ask for ("what *acceptance rate*", "in which *country*") and the units it
+    wants ("in *dollars*")."""
+    clause = question.asked
+    wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
+    wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
+    return wanted + (["cost"] if _COSTS.search(clause) else [])  # "what did it cost?"
 
 
 def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
     retrieved source mentions it: then the sources cannot say which one or how much."""
-    clause = question.asked
-    wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
-    wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
+    wanted = focus_phrases(question)
     tokens = tokenize(" ".join(source_text(h) for h in hits))
     present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
     for phrase in wanted:

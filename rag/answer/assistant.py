@@ -66,6 +66,9 @@ class Route:
         return self.analysed.mode
 
 
+LIST_K = 10  # sources for a "which papers ..." question (at least twice k)
+
+
 class Assistant:
     """Holds the opened index, the embedder and the answer backends; answers many questions (thread-safe)."""
 
@@ -173,9 +176,16 @@ class Assistant:
 
     def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
         retrieval = self.retriever.settings
+        question, budget = route.analysed, retrieval.context_tokens
         if k is None:  # an explicit 0 is refused by the retriever, not silently replaced by the default
             k = 2 * retrieval.k if route.mode == "summary" else retrieval.k
-        found = self.retriever.search(route.standalone, k, filters=filters, token_budget=retrieval.context_tokens)
+            if question.wants("list"):  # "which papers ...": room for every paper that addresses it
+                k, budget = min(retrieval.max_k, max(2 * retrieval.k, LIST_K)), 2 * budget
+        found = self.retriever.search(route.standalone, k, filters=filters, token_budget=budget)
+        for side in question.sides:  # a comparison: each side's best paper, even when the whole question misses it
+            best = self.retriever.search(side, 1, filters=filters)
+            if best and all(h.paper.id != best[0].paper.id for h in found):
+                found.append(best[0])
         # each window widened to its whole abstract (the conclusion is most often in the last window); what is
         # embedded already is not embedded again: the search's query vector and the sentence vectors stored
         hits, stored = whole_abstracts(found, self.retriever)

@@ -19,9 +19,10 @@ from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
 from rag.answer.metadata import metadata_answer
+from rag.answer.paper_focus import paper_gap
 from rag.answer.paper_lines import relevance
 from rag.answer.question import Question, part_question
-from rag.answer.question_parts import identified_paper, named_papers
+from rag.answer.question_parts import identified_paper, named_papers, side_paper
 from rag.answer.sentence_scores import Scored, score_sentences
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.ports import ChatModel
@@ -76,7 +77,7 @@ class ExtractiveBackend:
         # refuses a multi-part question only when every part lacks what it asks for
         named = lexical_gap(question, hits, focus=False)
         parts = [question] if len(question.parts) < 2 else [part_question(question, p) for p in question.parts]
-        gaps = [lexical_gap(part, hits) for part in parts]
+        gaps = [lexical_gap(part, hits) or paper_gap(part, hits) for part in parts]
         gap = named or (gaps[0] if all(gaps) else None)
         text = REFUSAL if gap else self.answer(question, hits)
         note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
@@ -89,6 +90,11 @@ class ExtractiveBackend:
         scored = score_sentences(question, hits, self.vectors, contribution) if scored is None else scored
         if question.wants("quantity"):
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
+            noun = counted_noun(question) if len(question.parts) < 2 else None
+            if noun and any(_fold(noun) in {_fold(w) for w in re.findall(r"\w+", c.text.lower())} for c in scored):
+                # "how many X" where the sources speak of X: a count of X answers, not any number (when they never
+                # name X, the question may name it in other words: any number may answer)
+                scored = [c for c in scored if counts(c.text, noun)]
         if not question.wants("aim"):  # an aim restates the question: quoted only when nothing else answers
             findings = [c for c in scored if c.role != OBJECTIVE]
             scored = findings if findings and findings[0].score >= MIN_SCORE else scored
@@ -101,11 +107,13 @@ class ExtractiveBackend:
         if meta:
             return meta
         named = named_papers(question.text, hits)
-        if question.wants("comparison") or len(named) >= 2 and not question.wants("list"):
-            return paper_lines.comparison(self._scored(question, hits, contribution=True), hits, named)
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
-            return paper_lines.paper_list(scored, hits, self.floors.relevance, self.floors.sentence)
+            return paper_lines.paper_list(scored, hits, self.floors.relevance)
+        if question.wants("comparison") or len(named) >= 2:
+            sides = [n for n in (side_paper(side, hits) for side in question.sides) if n is not None]
+            compared = list(dict.fromkeys(sides)) if len(set(sides)) >= 2 else named
+            return paper_lines.comparison(self._scored(question, hits, contribution=True), hits, compared)
         everything = score_sentences(question, hits, self.vectors)
         if not everything or max(c.similarity for c in everything) < self.floors.sentence:
             return REFUSAL  # no retrieved sentence is close enough to the question to address it
@@ -143,6 +151,50 @@ class ExtractiveBackend:
                 chosen.append(c)
                 per_paper[c.n] = per_paper.get(c.n, 0) + 1
         return chosen
+
+
+_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w-]+\s+){0,5})", re.IGNORECASE)
+_NOT_COUNTED = frozenset("does did do is are was were has have had can could would will should must the a an of in "
+                         "on at for from by with to there it they we".split())  # fmt: skip
+_COUNT = re.compile(
+    r"^(?:\d[\d,.]*[kmb]?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
+    r"|hundreds?|thousands?|millions?|billions?|dozens?|several|many)$",
+    re.IGNORECASE,
+)
+COUNT_WINDOW = 6  # the counted noun within this many words after the number ("20 ICML 2024 Spotlight and Oral papers")
+
+
+def counted_noun(question: Question) -> str | None:
+    """What "how many X" counts: the last word before the verb ("how many individually gradable *tasks* are")."""
+    m = _HOW_MANY.search(question.asked)
+    if not m:
+        return None
+    words = []
+    for word in (w.lower().strip("?,.;:'\"()") for w in m.group(1).split()):
+        if word in _NOT_COUNTED or word.endswith("ed") and words:
+            break
+        words.append(word)
+    return words[-1] if words else None
+
+
+def counts(sentence: str, noun: str) -> bool:
+    """The sentence states a count of `noun`: a number (not a percentage) followed closely by it."""
+    words = re.findall(r"[\w,.%-]+", sentence.lower())
+    wanted = _fold(noun)
+    for i, word in enumerate(words):
+        number = word.strip(".,")
+        if _COUNT.match(number) and not number.endswith("%"):
+            after = {_fold(w.strip(".,")) for w in words[i + 1 : i + 1 + COUNT_WINDOW]}
+            if wanted in after and "%" not in words[i + 1 : i + 2]:
+                return True
+    return False
+
+
+def _fold(word: str) -> str:
+    """Singular: "categories" -> "category", "papers" -> "paper"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _finding_rank(question: Question, c: Scored) -> float:

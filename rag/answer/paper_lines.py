@@ -1,8 +1,8 @@
 """Answers made of one cited line per paper: literature summaries, "which papers ..." lists and comparisons.
 
     summary      each relevant paper's main finding or contribution, the one most on the question's topic
-    list         every retrieved paper that addresses the question: relevant enough (above the library's floor and
-                 near the best paper) and with a sentence close enough to the question
+    list         every retrieved paper that addresses the question: its best sentence scores nearly as well as the
+                 best paper's, and it is above the library's floor and nearly as relevant as the best paper
     comparison   a sentence from each paper compared: the ones the question names, else the two most relevant
 """
 
@@ -16,8 +16,8 @@ from rag.answer.sentence_scores import Scored, is_contribution
 from rag.types import Hit
 
 SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the best one
-LIST_WITHIN = 0.75  # a list names papers at least this share of the best paper's relevance ...
-LIST_SENTENCE_WITHIN = 0.8  # ... whose best sentence is at least this share as close to the question as the best one
+LIST_SCORE_WITHIN = 0.7  # a list names the papers whose best sentence scores at least this share of the best one's ...
+LIST_RELEVANCE_WITHIN = 0.6  # ... and that are at least this share as relevant as the most relevant paper
 MAX_LIST = 10
 MAX_COMPARED = 4
 
@@ -37,22 +37,19 @@ def _best_per_paper(scored: Sequence[Scored]) -> dict[int, Scored]:
     return best
 
 
-def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float, sentence_floor: float) -> str:
-    """ "Which papers ...": one cited line for every paper that addresses the question, most relevant first."""
+def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float) -> str:
+    """ "Which papers ...": one cited line for every retrieved paper that addresses the question (its best sentence
+    scores nearly as well as the best paper's, and it is above the floor and nearly as relevant), best first."""
     best = _best_per_paper(scored)
     if not best:
         return REFUSAL
     top = max(relevance(hits[n - 1]) for n in best)
-    closest = max(c.similarity for c in best.values())
-    keep = [
-        c
-        for n, c in best.items()
-        if relevance(hits[n - 1]) >= max(floor, LIST_WITHIN * top)
-        and c.similarity >= max(sentence_floor, LIST_SENTENCE_WITHIN * closest)
-    ]
+    lead = max(c.score for c in best.values())
+    least = max(min(floor, top), LIST_RELEVANCE_WITHIN * top)  # the best paper passed the floor (or was named)
+    keep = [c for n, c in best.items() if c.score >= LIST_SCORE_WITHIN * lead and relevance(hits[n - 1]) >= least]
     if not keep:
         return REFUSAL
-    keep = sorted(keep, key=lambda c: -relevance(hits[c.n - 1]))[:MAX_LIST]
+    keep = sorted(keep, key=lambda c: -c.score)[:MAX_LIST]
     head = f"{len(keep)} of the indexed papers:" if len(keep) > 1 else "One of the indexed papers:"
     return "\n".join([head, *(_line(c, hits[c.n - 1]) for c in keep)])
 

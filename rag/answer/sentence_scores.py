@@ -34,6 +34,7 @@ AIM_WEIGHT = {OBJECTIVE: 0.1, BACKGROUND: 0.0}  # ... unless the question asks f
 YES_NO_FINDING = 0.06  # a yes/no question is answered by a finding: more so than a "what" question
 
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
+_LINK = re.compile(r"https?://|\bwww\.|\bgithub\.com\b", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*[A-Z][A-Z ,&/-]{2,40}:\s+")  # "RESULTS: " opening a structured abstract's part
 
 
@@ -76,9 +77,10 @@ def role_weight(question: Question, role: str) -> float:
 
 
 def quotable(sentence: str) -> bool:
-    """Not a question itself, and long enough to say something."""
+    """Not a question itself, not a pointer to code or a web page (links are answered from the metadata), and long
+    enough to say something."""
     text = sentence.rstrip()
-    return not text.endswith("?") and len(text.split()) >= 3
+    return not text.endswith("?") and len(text.split()) >= 3 and not _LINK.search(text)
 
 
 def score_sentences(
