@@ -99,3 +99,12 @@ def test_suites_are_picked_by_name_or_corpus():
     assert pick(suites, []) == suites
     with pytest.raises(ValueError, match="no suite named 'nope'"):
         pick(suites, ["nope"])
+
+
+def test_the_bundled_pubmedqa_copy_is_the_shared_one():
+    shared = Path(__file__).resolve().parent.parent.parent / "shared" / "external" / "pubmedqa"
+    if not shared.is_dir():
+        pytest.skip(f"{shared} not found")
+    suite = next(s for s in benchmark_suites()[0] if s.name == "pubmedqa-dev")
+    for name in ("corpus.jsonl", "questions.jsonl", "findings.jsonl"):
+        assert (suite.questions.parent / name).read_bytes() == (shared / name).read_bytes(), name
