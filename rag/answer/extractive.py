@@ -169,7 +169,7 @@ def counted_noun(question: Question) -> str | None:
     m = _HOW_MANY.search(question.asked)
     if not m:
         return None
-    words = []
+    words: list[str] = []
     for word in (w.lower().strip("?,.;:'\"()") for w in m.group(1).split()):
         if word in _NOT_COUNTED or word.endswith("ed") and words:
             break
