@@ -91,7 +91,9 @@ class ExtractiveBackend:
         if question.wants("quantity"):
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
             noun = counted_noun(question) if len(question.parts) < 2 else None
-            if noun and any(_fold(noun) in {_fold(w) for w in re.findall(r"\w+", c.text.lower())} for c in scored):
+            meant = identified_paper(question.text, hits)  # "the Zorp123 benchmark": what that paper speaks of
+            about = [c for c in scored if c.n == meant] if meant is not None else scored
+            if noun and any(_fold(noun) in {_fold(w) for w in re.findall(r"\w+", c.text.lower())} for c in about):
                 # "how many X" where the sources speak of X: a count of X answers, not any number (when they never
                 # name X, the question may name it in other words: any number may answer)
                 scored = [c for c in scored if counts(c.text, noun)]

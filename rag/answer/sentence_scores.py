@@ -35,6 +35,9 @@ YES_NO_FINDING = 0.06  # a yes/no question is answered by a finding: more so tha
 
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
 _LINK = re.compile(r"https?://|\bwww\.|\bgithub\.com\b", re.IGNORECASE)
+_LINK_TEXT = re.compile(r"\S*(?:https?://|www\.|github\.com)\S*", re.IGNORECASE)
+_POINTER = re.compile(r"\b(code|available|release[sd]?|open[- ]?source[sd]?|repository|github|website|project page"
+                      r"|download|implementation)\b", re.IGNORECASE)  # fmt: skip
 _LABEL = re.compile(r"^\s*[A-Z][A-Z ,&/-]{2,40}:\s+")  # "RESULTS: " opening a structured abstract's part
 
 
@@ -77,10 +80,11 @@ def role_weight(question: Question, role: str) -> float:
 
 
 def quotable(sentence: str) -> bool:
-    """Not a question itself, not a pointer to code or a web page (links are answered from the metadata), and long
-    enough to say something."""
+    """Not a question itself, not a pointer to code or data ("Code is available at https://..."; links are answered
+    from the metadata), and long enough to say something."""
     text = sentence.rstrip()
-    return not text.endswith("?") and len(text.split()) >= 3 and not _LINK.search(text)
+    pointer = _LINK.search(text) and _POINTER.search(_LINK_TEXT.sub(" ", text))
+    return not text.endswith("?") and len(text.split()) >= 3 and not pointer
 
 
 def score_sentences(
