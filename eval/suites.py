@@ -68,8 +68,9 @@ def bundled_suites() -> list[Suite]:
     return out
 
 
-def benchmark_suites(external: Path = EXTERNAL) -> tuple[list[Suite], list[str]]:
+def benchmark_suites(external: Path | None = None) -> tuple[list[Suite], list[str]]:
     """The public benchmarks' dev splits, and a one-line note for each one left out (its data is not there)."""
+    external = EXTERNAL if external is None else external
     suites, notes = [], []
     pubmedqa = SETS / "pubmedqa"
     if (pubmedqa / "questions.jsonl").exists() and (pubmedqa / "corpus.jsonl").exists():
@@ -86,7 +87,7 @@ def benchmark_suites(external: Path = EXTERNAL) -> tuple[list[Suite], list[str]]
     return suites, notes
 
 
-def all_suites(external: Path = EXTERNAL) -> tuple[list[Suite], list[str]]:
+def all_suites(external: Path | None = None) -> tuple[list[Suite], list[str]]:
     """Every suite `rag eval` knows, and the notes on those left out."""
     benchmarks, notes = benchmark_suites(external)
     return bundled_suites() + benchmarks, notes

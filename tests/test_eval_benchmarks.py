@@ -108,3 +108,29 @@ def test_the_bundled_pubmedqa_copy_is_the_shared_one():
     suite = next(s for s in benchmark_suites()[0] if s.name == "pubmedqa-dev")
     for name in ("corpus.jsonl", "questions.jsonl", "findings.jsonl"):
         assert (suite.questions.parent / name).read_bytes() == (shared / name).read_bytes(), name
+
+
+def test_a_retrieval_only_suite_runs_end_to_end_from_the_external_folder(
+    rag_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    external = tmp_path / "external" / "scifact"
+    external.mkdir(parents=True)
+    papers = [{"id": f"doc-{i}", "title": title, "abstract": text} for i, (title, text) in enumerate([
+        ("Vitamin D and bone density", "Vitamin D supplements raised bone density in older women over two years."),
+        ("Statins and memory", "Statin use was not associated with memory decline in a cohort of 4,000 adults."),
+        ("Sleep and blood pressure", "Short sleep increased blood pressure in shift workers."),
+    ])]  # fmt: skip
+    (external / "corpus.jsonl").write_text("\n".join(json.dumps(p) for p in papers) + "\n")
+    claims = [{"id": "c1", "question": "Vitamin D increases bone density.", "type": "claim", "gold": ["doc-0"]},
+              {"id": "c2", "question": "Statins cause memory loss.", "type": "claim", "gold": ["doc-1"]}]  # fmt: skip
+    (external / "queries_train.jsonl").write_text("\n".join(json.dumps(c) for c in claims) + "\n")
+    monkeypatch.setattr("eval.suites.EXTERNAL", tmp_path / "external")
+    out = tmp_path / "out"
+    code, _, err = rag_cli("eval", "--suite", "scifact", "--out", str(out), "--no-claims", "--baselines",
+                           "--cache-home", str(tmp_path / "cache"))  # fmt: skip
+    assert code == 0, err
+    suite = json.loads((out / "summary.json").read_text())["suites"]["scifact-train"]
+    assert suite["split"] == "dev" and suite["overall"]["n"] == 2 and suite["overall"]["ndcg@10"] is not None
+    assert "false_abstention_rate" not in suite["overall"] and set(suite["baselines"]) == {"hybrid", "dense", "lexical"}
+    assert (tmp_path / "cache" / "index").is_dir()  # the large corpus went to the cache home, not --home
+    assert "scifact-train (dev)" in (out / "report.md").read_text()

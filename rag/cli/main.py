@@ -138,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "eval",
         help="score retrieval, citations and answers on dev and held-out question sets",
         description="Run the bundled suites (dev and frozen held-out test question sets, each indexed from its own "
-        "corpus), the claim-checking benchmark and, with --replay, recorded strong-model answers; or your own "
+        "corpus), the public benchmarks' dev splits (PubMedQA, bundled; SciFact, read from ../shared/external when it "
+        "is there), the claim-checking benchmark and, with --replay, recorded strong-model answers; or your own "
         "QUESTIONS files against the configured index. Writes summary.json, report.md, plots and per-suite results.",
     )
     p.add_argument("questions", nargs="*", default=None, help="question JSONL files (default: the bundled suites)")
