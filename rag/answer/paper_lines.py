@@ -1,6 +1,7 @@
 """Answers made of one cited line per paper: literature summaries, "which papers ..." lists and comparisons.
 
-    summary      each relevant paper's main finding or contribution, the one most on the question's topic
+    summary      each relevant paper's contribution ("we propose ...") or else its main finding (a result or
+                 conclusion), the one most on the question's topic
     list         every retrieved paper that addresses the question: its best sentence scores nearly as well as the
                  best paper's, and it is above the library's floor and nearly as relevant as the best paper
     comparison   a sentence from each paper compared: the ones the question names, else the two most relevant
@@ -72,8 +73,9 @@ def summary(scored: Sequence[Scored], hits: Sequence[Hit], floor: float) -> str:
     lines = []
     for n in keep:
         own = [c for c in scored if c.n == n]
-        main = [c for c in own if c.finding or is_contribution(c.text)]
-        pick = max(main or own, key=lambda c: c.similarity, default=None)
+        # what the paper contributes ("we propose ..."), else what it finds (a result or conclusion), else any
+        main = [c for c in own if is_contribution(c.text)] or [c for c in own if c.finding] or own
+        pick = max(main, key=lambda c: c.similarity, default=None)
         if pick is not None:
             lines.append(_line(pick, hits[n - 1]))
     if not lines:
