@@ -8,15 +8,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval.suites import CLAIMS, Suite, bundled_suites, file_suite, sha256
+from eval.suites import CLAIMS, Suite, all_suites, file_suite, pick, sha256
 from rag.cli.output import say
 from rag.errors import RagError
 from rag.settings import Settings
 
 __all__ = ["cmd_eval"]
 
-KEY_METRICS = ("recall@5", "citation_validity", "citation_precision", "citation_support", "fact_coverage",
-               "hallucination_rate", "abstention_accuracy", "false_abstention_rate", "latency_p50")  # fmt: skip
+KEY_METRICS = ("recall@5", "ndcg@10", "citation_validity", "citation_precision", "citation_support", "fact_coverage",
+               "hallucination_rate", "abstention_accuracy", "false_abstention_rate", "leads_with_finding",
+               "latency_p50")  # fmt: skip
 
 
 def _f(value: Any) -> str:
@@ -48,7 +49,16 @@ def _print_summary(summary: dict[str, Any], report: Path) -> None:
 
 def _suites(args: argparse.Namespace) -> list[Suite]:
     files = getattr(args, "questions", None) or []
-    suites = [file_suite(Path(q)) for q in files] if files else bundled_suites()
+    if files:
+        suites = [file_suite(Path(q)) for q in files]
+    else:
+        suites, notes = all_suites()
+        for note in notes:
+            say(note, err=True)
+        try:
+            suites = pick(suites, getattr(args, "suite", None) or [])
+        except ValueError as exc:
+            raise RagError(str(exc)) from None
     split = getattr(args, "split", None)
     if split and split != "all":
         suites = [s for s in suites if s.split == split]
@@ -72,9 +82,16 @@ class _Run:
         if suite.corpus is None:
             return self.settings
         from rag.factory import build_index
+        from rag.progress import ProgressBar
 
         s = self.settings.replace(collection=suite.collection)
-        build_index(s, [suite.corpus], embedder=self.embedder)  # unchanged corpus: nothing is re-embedded
+        cache = getattr(self.args, "cache_home", None)
+        if suite.large and cache:  # kept between runs: a fresh --home does not embed 5,000 abstracts again
+            s = s.replace(home=cache)
+        if suite.sentence_vectors is not None:
+            s = s.replace(sentence_vectors=suite.sentence_vectors)
+        with ProgressBar(f"indexing {suite.corpus_name}", unit="paper") as bar:  # unchanged: nothing is re-embedded
+            build_index(s, [suite.corpus], embedder=self.embedder, progress=bar.update)
         return s
 
     def questions(self, suite: Suite) -> Any:
@@ -83,15 +100,19 @@ class _Run:
         return load_questions(suite.questions)
 
     def run_suite(self, suite: Suite, settings: Settings, bar_label: str, **overrides: Any) -> tuple[Any, list]:
-        from eval.runner import run_eval
+        from eval.findings import load_findings
+        from eval.runner import run_eval, run_searches
         from rag.factory import open_assistant
         from rag.progress import ProgressBar
 
         assistant = open_assistant(settings.replace(**overrides) if overrides else settings, embedder=self.embedder)
         llm = "openai" if overrides else self.llm
+        findings = load_findings(suite.findings) if suite.findings else None
         with ProgressBar(bar_label, unit="q") as bar:
+            if not suite.answers:
+                return assistant, run_searches(assistant.retriever, self.questions(suite), progress=bar.update)
             results = run_eval(assistant, self.questions(suite), llm=llm, model=self.model, k=self.k,
-                               progress=bar.update)  # fmt: skip
+                               progress=bar.update, findings=findings)  # fmt: skip
         return assistant, results
 
 

@@ -13,22 +13,9 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = [
-    "ABSTENTION_OUTCOMES",
-    "abstention_outcome",
-    "citation_precision",
-    "citation_recall",
-    "citation_validity",
-    "fact_coverage",
-    "hallucination_hits",
-    "mean",
-    "ndcg_at_k",
-    "normalize_text",
-    "percentile",
-    "recall_at_k",
-    "reciprocal_rank",
-    "summarize",
-]
+__all__ = ["ABSTENTION_OUTCOMES", "abstention_outcome", "citation_precision", "citation_recall", "citation_validity",
+           "fact_coverage", "hallucination_hits", "mean", "ndcg_at_k", "normalize_text", "percentile", "recall_at_k",
+           "reciprocal_rank", "summarize"]  # fmt: skip
 
 ABSTENTION_OUTCOMES = ("correct_abstain", "false_abstain", "missed_abstain", "answered")
 
@@ -216,18 +203,22 @@ def _ids(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def _summarize_block(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """All metrics over one group of per-question results."""
+def _summarize_block(everything: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """All metrics over one group of per-question results (answer metrics only over questions that were asked,
+    not those of a retrieval-only suite, marked `search_only`)."""
+    block: dict[str, Any] = {"n": len(everything)}
+    ranked = [r for r in everything if r.get("gold")]  # non-empty gold: scored on retrieval
+    for k in _RECALL_KS:
+        block[f"recall@{k}"] = mean(recall_at_k(_ids(r.get("retrieved")), r["gold"], k) for r in ranked)
+    block["mrr"] = mean(reciprocal_rank(_ids(r.get("retrieved")), r["gold"]) for r in ranked)
+    block[f"ndcg@{_NDCG_K}"] = mean(ndcg_at_k(_ids(r.get("retrieved")), r["gold"], _NDCG_K) for r in ranked)
+
+    results = [r for r in everything if not r.get("search_only")]
+    if not results:
+        return block
     scored = [r for r in results if r.get("gold") is not None]  # gold None: not scored
     answerable = [r for r in scored if len(r["gold"]) > 0]
     unanswerable = [r for r in scored if len(r["gold"]) == 0]
-
-    block: dict[str, Any] = {"n": len(results)}
-
-    for k in _RECALL_KS:
-        block[f"recall@{k}"] = mean(recall_at_k(_ids(r.get("retrieved")), r["gold"], k) for r in answerable)
-    block["mrr"] = mean(reciprocal_rank(_ids(r.get("retrieved")), r["gold"]) for r in answerable)
-    block[f"ndcg@{_NDCG_K}"] = mean(ndcg_at_k(_ids(r.get("retrieved")), r["gold"], _NDCG_K) for r in answerable)
 
     block["citation_validity"] = mean(
         citation_validity(_ids(r.get("citations")), _ids(r.get("retrieved"))) for r in results
@@ -255,6 +246,11 @@ def _summarize_block(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     block["abstention_accuracy"] = _share(bool(r.get("abstained")) for r in unanswerable)
     block["false_abstention_rate"] = _share(bool(r.get("abstained")) for r in answerable)
+    block["abstention_precision"] = _share(not r["gold"] for r in scored if r.get("abstained"))
+    # eval.findings, for answered questions whose own paper's findings are known (the public benchmarks)
+    findings = [r["finding"] for r in answerable if r.get("finding") and not r.get("abstained")]
+    block["leads_with_finding"] = _share(f["leads_with_finding"] for f in findings)
+    block["contains_finding"] = _share(f["contains_finding"] for f in findings)
 
     latencies = [float(r["latency_s"]) for r in results if r.get("latency_s") is not None]
     block["latency_p50"] = percentile(latencies, 50)
@@ -271,12 +267,14 @@ def summarize(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     left out of retrieval, citation-precision/recall and abstention metrics),
     ``retrieved``, ``citations``, ``answer``, ``abstained``, ``unsupported``,
     ``n_sentences``, ``must_include``, ``must_not_include``, ``latency_s``,
-    ``prompt_tokens`` and ``completion_tokens`` (the last three may be None).
+    ``prompt_tokens`` and ``completion_tokens`` (the last three may be None), ``finding``
+    (eval.findings scores or None) and ``search_only`` (retrieval only: no answer metrics).
 
     Applicability of each metric (a metric with no applicable question is None):
 
     * recall@k, mrr, ndcg@10, false_abstention_rate: questions with non-empty gold;
-    * abstention_accuracy: questions whose gold is ``[]``;
+    * abstention_accuracy: questions whose gold is ``[]``; abstention_precision: abstained ones with gold;
+    * leads_with_finding, contains_finding: answered questions with non-empty gold and a ``finding``;
     * citation_validity: questions that cite something;
     * citation_precision: questions that cite something and have non-empty gold;
     * citation_recall: questions with non-empty gold (nothing cited scores 0);

@@ -29,9 +29,10 @@ TYPE_COLUMNS = ("n", "recall@5", "mrr", "citation_precision", "citation_recall",
                 "fact_coverage", "hallucination_rate", "abstention_accuracy", "false_abstention_rate",
                 "latency_p50")  # fmt: skip
 BASELINE_COLUMNS = ("n", "recall@1", "recall@3", "recall@5", "recall@10", "mrr", "ndcg@10")
-SIDE_BY_SIDE = ("n", "recall@5", "mrr", "citation_validity", "citation_precision", "citation_recall",
-                "citation_support", "fact_coverage", "hallucination_rate", "abstention_accuracy",
-                "false_abstention_rate", "latency_p50", "latency_p95")  # fmt: skip
+SIDE_BY_SIDE = ("n", "recall@5", "recall@10", "mrr", "ndcg@10", "citation_validity", "citation_precision",
+                "citation_recall", "citation_support", "fact_coverage", "hallucination_rate", "abstention_accuracy",
+                "false_abstention_rate", "abstention_precision", "leads_with_finding", "contains_finding",
+                "latency_p50", "latency_p95")  # fmt: skip
 
 
 def build_summary(

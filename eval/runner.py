@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from eval.findings import finding_scores
 from eval.metrics import mean, ndcg_at_k, recall_at_k, reciprocal_rank
 from eval.questions import Question
 from rag.errors import RagError
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from rag.answer.assistant import Assistant
     from rag.retrieve.retriever import Retriever
 
-__all__ = ["BASELINE_MODES", "RETRIEVED_K", "run_eval", "run_retrieval_baselines"]
+__all__ = ["BASELINE_MODES", "RETRIEVED_K", "run_eval", "run_retrieval_baselines", "run_searches"]
 
 RETRIEVED_K = 10  # ranked papers recorded per question for retrieval metrics (recall@1..10, MRR, nDCG@10)
 BASELINE_MODES = ("hybrid", "dense", "lexical")
@@ -64,14 +65,22 @@ def _base_result(q: Question) -> dict[str, Any]:
         "notes": [],
         "abstain_reason": None,
         "checks": [],
+        "finding": None,
         "error": None,
     }
 
 
 def run_one(
-    assistant: Assistant, q: Question, *, llm: str | None = None, model: str | None = None, k: int | None = None
+    assistant: Assistant,
+    q: Question,
+    *,
+    llm: str | None = None,
+    model: str | None = None,
+    k: int | None = None,
+    findings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Answer one question and record the ranked retrieval; never raises for a RagError or a bug."""
+    """Answer one question and record the ranked retrieval; never raises for a RagError or a bug. `findings`:
+    the own paper's conclusion and results sentences, when known (eval.findings)."""
     result = _base_result(q)
     query = q.question
     try:
@@ -96,6 +105,7 @@ def run_one(
             notes=list(answer.notes),
             abstain_reason=answer.abstain_reason,
             checks=list(answer.checks),
+            finding=None if answer.abstained else finding_scores(answer.text, findings),
         )
     try:
         hits = assistant.retriever.search(query, _retrieved_k(assistant, k), mode="hybrid")
@@ -120,8 +130,10 @@ def run_eval(
     k: int | None = None,
     progress: Progress | None = None,
     warmup: bool = True,
+    findings: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One result dict per question, in order (keys: see README). `progress(done, total)` after each question.
+    `findings`: question id -> its own paper's finding sentences (eval.findings.load_findings).
 
     With `warmup`, one search runs first so that loading the embedder is not counted in the first latency.
     """
@@ -132,10 +144,29 @@ def run_eval(
     if progress:
         progress(0, total)
     for i, q in enumerate(questions, start=1):
-        results.append(run_one(assistant, q, llm=llm, model=model, k=k))
+        results.append(run_one(assistant, q, llm=llm, model=model, k=k, findings=(findings or {}).get(q.id, ())))
         if progress:
             progress(i, total)
     return results
+
+
+def run_searches(
+    retriever: Retriever, questions: Sequence[Question], *, progress: Progress | None = None
+) -> list[dict[str, Any]]:
+    """A retrieval-only suite (claims to find evidence for, not questions to answer): the ranked papers of the
+    hybrid search per question, marked `search_only` so no answer metric is computed from them."""
+    rows: list[dict[str, Any]] = []
+    for i, q in enumerate(questions, start=1):
+        row = {"id": q.id, "question": q.question, "type": q.type, "gold": None if q.gold is None else list(q.gold),
+               "retrieved": [], "search_only": True, "error": None}  # fmt: skip
+        try:
+            row["retrieved"] = [h.paper.id for h in retriever.search(" ".join(q.question.split()), RETRIEVED_K)]
+        except RagError as exc:
+            row["error"] = _one_line(exc)
+        rows.append(row)
+        if progress:
+            progress(i, len(questions))
+    return rows
 
 
 def _retrieval_block(rankings: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dict[str, Any]:

@@ -1,11 +1,15 @@
-"""Question sets, each with the corpus it is about: the bundled suites and a user's own question file.
+"""Question sets, each with the corpus it is about: the bundled suites, the public benchmarks and a user's own file.
 
-A bundled suite carries its corpus and is indexed into its own collection (`eval-<corpus>`) under the data
-directory, so `rag eval` measures the same thing whatever the user has indexed; re-running re-embeds nothing.
-A user's question file is asked against the configured index.
+A suite with a corpus is indexed into its own collection (`eval-<corpus>`) under the data directory, so `rag eval`
+measures the same thing whatever the user has indexed; re-running re-embeds nothing. A user's question file is
+asked against the configured index.
 
 Splits: `dev` is what heuristics may be tuned on; `test` is frozen held-out data (SHA-256 in eval/README.md)
 that no change was shaped around. Quality gates apply to test suites only.
+
+Public benchmarks (dev splits, eval/README.md): PubMedQA is MIT and bundled (`eval/sets/pubmedqa/`, a copy of
+`../shared/external/pubmedqa`); SciFact is CC BY-NC and never copied here: its suite reads
+`<repo>/../shared/external/scifact` and is left out, with a one-line note, when that folder is not there.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from pathlib import Path
 
 from rag.settings import BUNDLED_CORPUS
 
+REPO = Path(__file__).resolve().parent.parent
 SETS = Path(__file__).resolve().parent / "sets"
 RECORDED = Path(__file__).resolve().parent / "recorded"
 CLAIMS = Path(__file__).resolve().parent / "claims"
+EXTERNAL = REPO.parent / "shared" / "external"  # beside the checkout, as in CI
+FINDINGS = "findings.jsonl"  # beside a question file: each question's own-paper findings ("leads with a finding")
 
 
 @dataclass(frozen=True)
@@ -29,10 +36,14 @@ class Suite:
     corpus: Path | None = None  # None: the configured index
     recorded: Path | None = None  # recorded strong-model answers, for --replay
     corpus_name: str = ""  # "icml2025": bundled suites over one corpus share its collection
+    findings: Path | None = None  # per-question findings of the own paper, for the "leads with a finding" metric
+    answers: bool = True  # False: retrieval figures only (claims are not questions: nothing to answer)
+    large: bool = False  # a corpus that takes minutes to embed: indexed into the --cache-home when one is given
+    sentence_vectors: bool | None = None  # index setting for the suite's corpus (None: the configured one)
 
     @property
     def collection(self) -> str | None:
-        """The collection a bundled suite's corpus is indexed into."""
+        """The collection a suite's corpus is indexed into."""
         return None if self.corpus is None else f"eval-{self.corpus_name}"
 
     @property
@@ -46,10 +57,10 @@ def _recorded(name: str) -> Path | None:
 
 
 def bundled_suites() -> list[Suite]:
-    """The suites `rag eval` runs when no question file is given, dev first."""
+    """The suites that ship with the project, dev first: the bundled ICML corpus and the synthetic one."""
     out = []
     for corpus_name, corpus in (("icml2025", BUNDLED_CORPUS), ("synthetic", SETS / "synthetic" / "corpus.jsonl")):
-        for stem, split in (("dev", "dev"), ("dev_extra", "dev"), ("test", "test")):  # dev_extra: more tuning data
+        for stem, split in (("dev", "dev"), ("dev_extra", "dev"), ("dev_kinds", "dev"), ("test", "test")):
             questions = SETS / corpus_name / f"{stem}.jsonl"
             if questions.exists() and corpus.exists():
                 name = f"{corpus_name}-{stem.replace('_', '-')}"
@@ -57,9 +68,53 @@ def bundled_suites() -> list[Suite]:
     return out
 
 
+def benchmark_suites(external: Path | None = None) -> tuple[list[Suite], list[str]]:
+    """The public benchmarks' dev splits, and a one-line note for each one left out (its data is not there)."""
+    external = EXTERNAL if external is None else external
+    suites, notes = [], []
+    pubmedqa = SETS / "pubmedqa"
+    if (pubmedqa / "questions.jsonl").exists() and (pubmedqa / "corpus.jsonl").exists():
+        questions = pubmedqa / "questions.jsonl"  # 422 abstracts: a few minutes to embed, so kept in --cache-home
+        suites.append(Suite("pubmedqa-dev", questions, "dev", pubmedqa / "corpus.jsonl", corpus_name="pubmedqa",
+                            findings=_findings(questions), large=True))  # fmt: skip
+    scifact = external / "scifact"
+    if (scifact / "queries_train.jsonl").exists() and (scifact / "corpus.jsonl").exists():
+        # 5,183 abstracts: retrieval figures only, so the sentence vectors an answer reuses are not embedded
+        suites.append(Suite("scifact-train", scifact / "queries_train.jsonl", "dev", scifact / "corpus.jsonl",
+                            corpus_name="scifact", answers=False, large=True, sentence_vectors=False))  # fmt: skip
+    else:
+        notes.append(f"suite scifact-train skipped: {scifact} not found (SciFact is CC BY-NC, read from there only)")
+    return suites, notes
+
+
+def all_suites(external: Path | None = None) -> tuple[list[Suite], list[str]]:
+    """Every suite `rag eval` knows, and the notes on those left out."""
+    benchmarks, notes = benchmark_suites(external)
+    return bundled_suites() + benchmarks, notes
+
+
+def pick(suites: list[Suite], wanted: list[str]) -> list[Suite]:
+    """The suites named (exactly, or by prefix: "pubmedqa", "icml2025"); all when nothing is named. ValueError
+    names a word that matches none."""
+    if not wanted:
+        return suites
+    out: list[Suite] = []
+    for word in wanted:
+        found = [s for s in suites if s.name == word or s.name.startswith(f"{word}-") or s.corpus_name == word]
+        if not found:
+            raise ValueError(f"no suite named {word!r}; known: {', '.join(s.name for s in suites)}")
+        out += [s for s in found if s not in out]
+    return out
+
+
+def _findings(questions: Path) -> Path | None:
+    path = questions.with_name(FINDINGS)
+    return path if path.exists() else None
+
+
 def file_suite(path: Path, split: str = "test") -> Suite:
-    """A user's question file, asked against the configured index."""
-    return Suite(path.stem, path, split)
+    """A user's question file, asked against the configured index (with the findings.jsonl beside it, if any)."""
+    return Suite(path.stem, path, split, findings=_findings(path))
 
 
 def sha256(path: Path) -> str:

@@ -88,3 +88,37 @@ def sentence_roles(
             role = BACKGROUND if at == 0 else CONCLUSION if at == total - 1 and total > 2 else METHOD
         out.append(role)
     return out
+
+
+# -- compact form, one letter a sentence: what the index stores per chunk ("bomrrc") ------------------------------
+_LETTER = {BACKGROUND: "b", OBJECTIVE: "o", METHOD: "m", RESULT: "r", CONCLUSION: "c"}
+_ROLE = {letter: role for role, letter in _LETTER.items()}
+
+
+def encode_roles(roles: Sequence[str]) -> str:
+    return "".join(_LETTER[r] for r in roles)
+
+
+def decode_roles(code: object, count: int) -> tuple[str, ...]:
+    """The roles a chunk's metadata stores, when they are one per sentence of its text (`count`); else ()."""
+    if not isinstance(code, str) or len(code) != count or any(c not in _ROLE for c in code):
+        return ()
+    return tuple(_ROLE[c] for c in code)
+
+
+def window_roles(window: Sequence[str], sentences: Sequence[str], roles: Sequence[str]) -> list[str]:
+    """Roles of a window of an abstract's sentences (a chunk), given the whole abstract's `sentences` and their
+    `roles`: each window sentence is found in order (a sentence cut into pieces takes the role of the one it is
+    part of); one that cannot be found keeps the role before it."""
+    out: list[str] = []
+    at = 0
+    for piece in window:
+        found = next((i for i in range(at, len(sentences)) if piece == sentences[i]), None)
+        if found is None:
+            found = next((i for i in range(at, len(sentences)) if piece in sentences[i]), None)
+        if found is None:
+            out.append(out[-1] if out else (roles[at] if at < len(roles) else METHOD))
+            continue
+        out.append(roles[found])
+        at = found if piece != sentences[found] else found + 1
+    return out

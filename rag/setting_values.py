@@ -19,6 +19,8 @@ def coerce_value(name: str, kind: str, value: Any) -> Any:
     """`value` (text from the environment or a file, or a Python value) as the field's type `kind`."""
     if value is None or (isinstance(value, str) and value == "" and "None" in kind):
         return None
+    if isinstance(value, str) and value.strip().lower() == "auto" and kind.startswith("float") and "None" in kind:
+        return None  # a number the program decides (min_relevance: the collection's calibrated floor)
     try:
         if kind.startswith("Path"):
             return Path(str(value)).expanduser()

@@ -37,6 +37,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 LLM_CHOICES = ("auto", "extractive", "openai", "local")
+# the relevance floor of an index without a calibrated one; 0.18 on the bundled dev questions (0.22 refused 4 more
+# paraphrases, no more unanswerable ones)
+DEFAULT_MIN_RELEVANCE = 0.18
 EMBEDDER_CHOICES = ("minilm", "openai")
 VERIFY_CHOICES = ("auto", "offline", "llm")
 
@@ -76,9 +79,9 @@ class RetrievalSettings:
     # up to this many chunks, dense search is an exact scan of the local docstore's vectors instead of Chroma's
     # HNSW query: faster below the crossover measured by bench/bench_exact.py, and exact; 0 = always ask Chroma
     exact_search_max_chunks: int = field(default=20000, metadata=value_range(0, None))
-    # best cosine below this = nothing relevant; 0.18 on the dev questions (0.22 refused 4 more paraphrases, no more
-    # unanswerable ones)
-    min_relevance: float = field(default=0.18, metadata=value_range(-1.0, 1.0))
+    # best cosine below this = nothing relevant. None ("auto", the default): the floor `rag index` derived from the
+    # collection itself (rag.index.calibration), else DEFAULT_MIN_RELEVANCE (an index too small or too old for one)
+    min_relevance: float | None = field(default=None, metadata=value_range(-1.0, 1.0))
     # token budget for sources in a prompt
     context_tokens: int = field(default=3000, metadata=value_range(1, 1_000_000))
 
@@ -185,6 +188,8 @@ class Settings:
                 value = "***" if value else None
             elif name in ("openai_base_url", "chroma_url") and value:
                 value = mask_url(str(value))
+            elif name == "min_relevance" and value is None:
+                value = "auto"
             out[name] = str(value) if isinstance(value, Path) else value
         return out
 

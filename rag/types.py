@@ -49,6 +49,26 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """The relevance floors a collection derived from its own papers when it was indexed (rag.index.calibration):
+    the similarity at which a question made of a paper's own sentence still finds that paper first `target` of
+    the time. Below `floor` (question to passage) or `sentence_floor` (question to sentence) a match says too
+    little about which paper a question is about."""
+
+    floor: float  # cosine of question and passage
+    sentence_floor: float | None  # cosine of question and sentence; None when sentence vectors were not stored
+    target: float  # the share of pseudo-questions that find their own paper first at the floor
+    questions: int  # pseudo-questions it was derived from ...
+    papers: int  # ... drawn from this many papers
+    fingerprint: str  # of the index it was derived from
+    sentence_target: float = 0.5  # the share at the sentence floor
+
+    def describe(self) -> str:
+        return (f"relevance floor {self.floor:.2f} (calibrated on {self.questions:,} sentences of {self.papers:,} "
+                "papers)")
+
+
+@dataclass(frozen=True)
 class Chunk:
     """A token window of one paper's abstract, the unit that is embedded and searched."""
 

@@ -125,8 +125,8 @@ def test_text_that_cannot_be_stored_stops_the_run_before_anything_is_written(
     _write(folder / "a.jsonl", "good-1", "bad-1")
     real = indexer.chunk_metadata
 
-    def leaky(paper, chunk, whole_abstract=False):  # type: ignore[no-untyped-def]
-        meta = real(paper, chunk, whole_abstract)
+    def leaky(paper, chunk, **kwargs):  # type: ignore[no-untyped-def]
+        meta = real(paper, chunk, **kwargs)
         return {**meta, "section": "Intro\udce9"} if paper.id == "bad-1" else meta
 
     monkeypatch.setattr(indexer, "chunk_metadata", leaky)

@@ -141,7 +141,8 @@ def test_run_eval_records_failures_and_goes_on() -> None:
     assert seen[-1] == (4, 4)
     expected = {"id", "question", "type", "gold", "answer", "citations", "retrieved", "sources", "abstained",
                 "unsupported", "n_sentences", "must_include", "must_not_include", "latency_s", "backend", "model",
-                "prompt", "prompt_tokens", "completion_tokens", "notes", "abstain_reason", "checks", "error"}
+                "prompt", "prompt_tokens", "completion_tokens", "notes", "abstain_reason", "checks", "finding",
+                "error"}
     assert all(set(r) == expected for r in results)
 
 

@@ -293,6 +293,9 @@ EXPECTED_KEYS = {
     "hallucination_rate",
     "abstention_accuracy",
     "false_abstention_rate",
+    "abstention_precision",
+    "leads_with_finding",
+    "contains_finding",
     "latency_p50",
     "latency_p95",
     "prompt_tokens_mean",
@@ -331,6 +334,8 @@ def test_summarize_overall() -> None:
             "hallucination_rate": 0.5,  # q1 no hit, q2 hit; q3, q4 n/a
             "abstention_accuracy": 0.5,  # q3 abstained, q4 did not
             "false_abstention_rate": 0.0,
+            "abstention_precision": 1.0,  # q3, the one abstention, is unanswerable
+            "leads_with_finding": None,  # no question has findings
             "latency_p50": 2.5,
             "latency_p95": 3.85,
             "prompt_tokens_mean": 350 / 3,

@@ -171,6 +171,11 @@ class StubAssistant:
         self.calls: list[tuple[str, list[dict[str, str]], dict[str, Any]]] = []
         self.chats = SimpleNamespace(unavailable=lambda backend: None)
 
+    def floors(self) -> Any:
+        from rag.answer.abstain import Floors
+
+        return Floors(0.18)
+
     def ask_stream(self, question: str, history: Any, **kwargs: Any) -> Iterator[Any]:
         self.calls.append((question, list(history), kwargs))
         yield from self.events

@@ -30,7 +30,6 @@ from ui.chat_flow import GENERIC_ERROR, api_updates, chat_updates, stop_turn  # 
 from ui.feedback import record_feedback  # noqa: E402
 from ui.form_inputs import capped_k, describe_filters, offered, read_options  # noqa: E402
 from ui.live_index import LiveIndex, sample_count  # noqa: E402
-from ui.message import View  # noqa: E402
 from ui.page import render_filter_chip, render_header, render_library  # noqa: E402
 from ui.saved import dump, load  # noqa: E402
 from ui.turns import turns_of  # noqa: E402
@@ -68,7 +67,6 @@ def _live(index: Assistant | LiveIndex, settings: Settings) -> LiveIndex:
 
 def make_respond(index: Assistant | LiveIndex, settings: Settings) -> Any:
     """The `/respond` API (gradio_client): streams the message HTML; returns (message, sources panel)."""
-    view = View(settings.retrieval.min_relevance)
     live = _live(index, settings)
     choices = offered(settings, live.chats.unavailable)
 
@@ -78,24 +76,24 @@ def make_respond(index: Assistant | LiveIndex, settings: Settings) -> Any:
     ) -> Iterator[tuple[str, list[Any], str, dict[str, Any]]]:  # fmt: skip
         form = (backend, model, k, year_min, year_max, venue, author, summary)
         options = lambda: read_options(choices, settings.retrieval.k, *form)  # noqa: E731
-        for html, hist, st, turn in api_updates(live.current(), view, message, history, state, options, live.missing):
+        current, view = live.current(), live.view()
+        for html, hist, st, turn in api_updates(current, view, message, history, state, options, live.missing):
             yield html, hist, render_panel([turn], view.min_relevance), st
 
     return respond
 
 
 def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
-    view = View(settings.retrieval.min_relevance)
     live = _live(index, settings)
     choices = offered(settings, live.chats.unavailable)
     snap, sample = live.snapshot(), sample_count()
 
     def panel(state: dict[str, Any] | None) -> str:
-        return render_panel(turns_of(state), view.min_relevance)
+        return render_panel(turns_of(state), live.view().min_relevance)
 
     def chat_turn(history: list[Any], state: dict[str, Any], *form: Any) -> Iterator[tuple[Any, str, Any]]:
         options = lambda: read_options(choices, settings.retrieval.k, *form)  # noqa: E731
-        for hist, st in chat_updates(live.current(), view, history, state, options, live.missing):
+        for hist, st in chat_updates(live.current(), live.view(), history, state, options, live.missing):
             yield hist, panel(st), st
 
     def begin(message: str, history: list[Any], state: dict[str, Any] | None) -> tuple[Any, Any, Any]:
@@ -117,7 +115,7 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
         return question, history, panel(state), state, gr.update(value="", visible=False), gr.update(visible=False)
 
     def stop(history: list[Any], state: dict[str, Any]) -> tuple[Any, ...]:
-        history, state = stop_turn(history, state, view)
+        history, state = stop_turn(history, state, live.view())
         return history, panel(state), state, gr.Textbox(interactive=True, submit_btn=True, stop_btn=False)
 
     def show_paper(evt: gr.EventData, state: dict[str, Any] | None = None) -> str:
@@ -161,10 +159,10 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
         return counts(None)
 
     def restore(saved: Any, history: list[Any], state: dict[str, Any] | None) -> tuple[Any, ...]:
-        kept = None if history else load(saved, view)  # a page that already shows a conversation keeps it
+        kept = None if history else load(saved, live.view())  # a page that already shows a conversation keeps it
         if kept is None:
             return gr.skip(), gr.skip(), gr.skip()
-        return kept[0], render_panel(turns_of(kept[1]), view.min_relevance), kept[1]
+        return kept[0], render_panel(turns_of(kept[1]), live.view().min_relevance), kept[1]
 
     now = "openai" if live.chats.configured() else "extractive"
     backend_labels = [(f"auto (now {now})" if b == "auto" else b, b) for b in choices.backends]
@@ -263,7 +261,7 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
         filters = [year_min, year_max, venue, author]
         gr.on([f.change for f in filters], chip, filters, filter_chip, queue=False, **PRIVATE)
         filter_chip.click(lambda: ("", "", "", ""), None, filters, queue=False, **PRIVATE)
-        copy_btn.click(lambda s: gr.update(value=session.latest_copy(s, view), visible=True,
+        copy_btn.click(lambda s: gr.update(value=session.latest_copy(s, live.view()), visible=True,
                                            label="Answer with references (Markdown)"), state, out_box, **PRIVATE
                        ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
         bib_btn.click(lambda s: gr.update(value=session.cited_bibtex(s, live.paper), visible=True,

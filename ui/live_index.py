@@ -21,8 +21,9 @@ from rag.answer.assistant import Assistant
 from rag.errors import IndexMissingError, RagError
 from rag.factory import Chats, build_index, open_assistant, open_store
 from rag.index.docstore import DocStore
-from rag.settings import BUNDLED_CORPUS, Settings
+from rag.settings import BUNDLED_CORPUS, DEFAULT_MIN_RELEVANCE, Settings
 from rag.types import Paper
+from ui.message import View
 from ui.page import IndexInfo
 from ui.startup import index_info
 
@@ -117,6 +118,15 @@ class LiveIndex:
             report = build_index(self.settings, progress=progress)
             self._open()
         return report.line()
+
+    def view(self) -> View:
+        """What rendering needs, with the relevance floor in force: calibrated on the library at index time, or the
+        min_relevance setting; the index may appear or be rebuilt while the UI runs, so it is read per turn."""
+        assistant = self.current()
+        if assistant is not None:
+            return View(assistant.floors().relevance)
+        setting = self.settings.retrieval.min_relevance
+        return View(DEFAULT_MIN_RELEVANCE if setting is None else setting)
 
     def paper(self, paper_id: str) -> Paper | None:
         assistant = self.current()

@@ -8,10 +8,12 @@ interrogative clause) counts, so planted instructions and premises before it do 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from rag.answer.grounding import source_text
 from rag.answer.question import Question
+from rag.answer.term_match import Haystack
 from rag.index.lexical import STOPWORDS, tokenize
 from rag.types import Hit
 
@@ -21,22 +23,19 @@ def missing_key_terms(question: Question, hits: Sequence[Hit]) -> list[str]:
     question's premise) that appear in none of the retrieved sources."""
     if question.wants("why"):
         return []  # a premise is for the answer to confirm or correct, not a reason to refuse
-    haystack = " ".join(source_text(h) for h in hits).lower()
-    plain = haystack.replace(",", "")
-    missing = []
-    for term in question.key_terms:
-        t = term.lower().rstrip("%")
-        if t not in haystack and t.replace(",", "") not in plain:
-            missing.append(term)
-    return missing
+    haystack = Haystack.of(" ".join(source_text(h) for h in hits))
+    return [term for term in question.key_terms if not haystack.has(term)]  # spelling variants allowed
 
 
 _AUX = frozenset(
     "is are was were does do did can could would should has have had will the a an its their this these".split()
 )
 _WH_PHRASE = re.compile(
-    r"(?:^|[,;]\s*|\band\s+)(?:what|which|how many|how much)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE
+    r"(?:^|[,;]\s*|\band\s+|\b(?:in|on|at|from|by|for|with|of|to|under)\s+)(?:what|which|how many|how much)\s+"
+    r"((?:[\w-]+\s+){0,4})",
+    re.IGNORECASE,
 )
+_COSTS = re.compile(r"\b(?:what|how much)\b.*\bcosts?\W*$", re.IGNORECASE)
 _UNIT = re.compile(r"\bin (?:us |usd )?(dollars|euros|hours|days|gpu[- ]hours|kwh|watts)\b", re.IGNORECASE)
 GENERIC_FOCUS = frozenset(
     """paper papers work works study studies method methods approach approaches technique techniques idea ideas way
@@ -86,16 +85,43 @@ def _focus_word(fragment: str) -> str | None:
     return words[0]
 
 
+def noun_runs(question: Question) -> list[str]:
+    """What each wh-phrase of the asked clause asks for, in full: "which language model *backbone*" -> "language
+    model backbone" (up to three words before a verb; none for generic heads, as focus_phrases)."""
+    runs = []
+    for m in _WH_PHRASE.finditer(question.asked):
+        head = _focus_word(m.group(1))
+        words = [w.lower().strip("?,.;:'\"()") for w in m.group(1).split()]
+        while words and words[0] in _SKIP:
+            words = words[1:]
+        if head is None:
+            continue
+        run = head.split()
+        for word in words[len(run) : 3]:
+            if not word.isalpha() or _not_noun(word) or word in GENERIC_FOCUS:
+                break
+            run.append(word)
+        runs.append(" ".join(run))
+    return runs
+
+
 def _not_noun(word: str) -> bool:
     return word in STOPWORDS or word in _ASK_VERB or word in _SKIP or word.endswith(("ed", "ly"))
+
+
+def focus_phrases(question: Question) -> list[str]:
+    """What the question's wh-phrases ask for ("what *acceptance rate*", "in which *country*") and the units it
+    wants ("in *dollars*")."""
+    clause = question.asked
+    wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
+    wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
+    return wanted + (["cost"] if _COSTS.search(clause) else [])  # "what did it cost?"
 
 
 def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
     retrieved source mentions it: then the sources cannot say which one or how much."""
-    clause = question.asked
-    wanted = [w for m in _WH_PHRASE.finditer(clause) if (w := _focus_word(m.group(1)))]
-    wanted += [u.group(1).lower() for u in _UNIT.finditer(clause)]
+    wanted = focus_phrases(question)
     tokens = tokenize(" ".join(source_text(h) for h in hits))
     present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
     for phrase in wanted:
@@ -106,22 +132,39 @@ def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Floors:
+    """The library's relevance floors (rag.types.Calibration, or the min_relevance setting): a paper below
+    `relevance` is not relevant; a sentence whose similarity to the question is below `sentence` does not address
+    it. `origin` says where the relevance floor came from, for notes."""
+
+    relevance: float
+    sentence: float = 0.0
+    origin: str = "default"
+
+
 def top_relevance(hits: Sequence[Hit]) -> float:
     """The best cosine similarity among the hits: the "anything relevant?" signal."""
     return max((h.dense_score for h in hits if h.dense_score is not None), default=0.0)
 
 
-def retrieval_refusal(question: Question, hits: Sequence[Hit], min_relevance: float) -> str | None:
-    """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant (the best
-    cosine similarity is below min_relevance, and the question names nothing a source mentions). Whether the
-    sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
+def retrieval_refusal(
+    question: Question, hits: Sequence[Hit], floors: Floors | float, agree: Callable[[], bool] = lambda: False
+) -> str | None:
+    """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant: the best
+    cosine similarity is below the relevance floor, the question names nothing a source mentions, and the dense
+    search and BM25 do not rank the same paper first (`agree`, asked only then: two independent signals pointing at
+    one paper say a low similarity is the question's wording, a reader's own words, not a missing paper). Whether
+    the sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
     extractive backend from its evidence."""
     if not hits:
         return "no indexed paper matches the question"
+    floor = floors.relevance if isinstance(floors, Floors) else floors
+    origin = floors.origin if isinstance(floors, Floors) else "the setting"
     best = top_relevance(hits)
     named = bool(question.key_terms) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
-    if best < min_relevance and not named:
-        return f"nothing relevant was found (best similarity {best:.2f} < {min_relevance:.2f})"
+    if best < floor and not named and not agree():
+        return f"nothing relevant was found (best similarity {best:.2f} < {floor:.2f}, {origin})"
     return None
 
 

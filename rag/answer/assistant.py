@@ -17,21 +17,21 @@ from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.citations import REFUSAL, citations_for, parse_markers
 from rag.answer.deadline import BoundedChat, Deadline
-from rag.answer.extractive import ExtractiveBackend
+from rag.answer.extractive import ExtractiveBackend, Floors
 from rag.answer.followup import condense
 from rag.answer.grounding import SupportChecker
 from rag.answer.llm_backend import LLMBackend
 from rag.answer.llm_check import llm_check
 from rag.answer.question import Question, analyse
 from rag.answer.sentence_vectors import SentenceVectors
+from rag.answer.sources import whole_abstracts
 from rag.answer.verify import Checked, SecondOpinion, check
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
 from rag.ports import Message
 from rag.retrieve.retriever import Retriever
 from rag.runlog import append as log_answer
-from rag.settings import AnswerSettings
-from rag.text import split_sentences
+from rag.settings import DEFAULT_MIN_RELEVANCE, AnswerSettings
 from rag.types import Answer, AnswerEvent, DeltaEvent, Event, Hit, SourcesEvent, Usage
 
 # controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
@@ -66,6 +66,9 @@ class Route:
         return self.analysed.mode
 
 
+LIST_K = 10  # sources for a "which papers ..." question (at least twice k)
+
+
 class Assistant:
     """Holds the opened index, the embedder and the answer backends; answers many questions (thread-safe)."""
 
@@ -78,10 +81,22 @@ class Assistant:
         self.runlog = runlog
         self.vectors = SentenceVectors(retriever.embedder)
         self.checker = SupportChecker(self.vectors, settings.support_threshold)
-        self.extractive = ExtractiveBackend(self.vectors, retriever.settings.min_relevance)
+        self.extractive = ExtractiveBackend(self.vectors, self.floors)
 
     def close(self) -> None:
         self.chats.close()
+
+    def floors(self) -> Floors:
+        """The relevance floors in force: the min_relevance setting when it is a number, else the floor the collection
+        was calibrated to at index time (DEFAULT_MIN_RELEVANCE without one); the sentence floor is always the
+        calibrated one (0 without)."""
+        calibration, setting = self.retriever.calibration, self.retriever.settings.min_relevance
+        sentence = (calibration.sentence_floor or 0.0) if calibration else 0.0
+        if setting is not None:
+            return Floors(setting, sentence, "the min_relevance setting")
+        if calibration is None:
+            return Floors(DEFAULT_MIN_RELEVANCE, sentence, "the default")
+        return Floors(calibration.floor, sentence, "calibrated on the library")
 
     def backend_for(self, llm: str | None) -> str:
         llm = llm or self.settings.llm
@@ -115,7 +130,8 @@ class Assistant:
         hits = self.retrieve(route, k, filters)
         yield SourcesEvent(route.standalone, hits, route.mode, route.backend.name)
 
-        reason = retrieval_refusal(route.analysed, hits, self.retriever.settings.min_relevance)
+        agree = lambda: self.retrievers_agree(route.standalone, filters)  # noqa: E731  (asked only below the floor)
+        reason = retrieval_refusal(route.analysed, hits, self.floors(), agree)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
@@ -152,24 +168,29 @@ class Assistant:
         mode = "summary" if summary or (summary is None and wording.mode == "summary") else "answer"
         return Route(q, analyse(standalone, mode), backend, usage, deadline)
 
+    def retrievers_agree(self, query: str, filters: Filters | None) -> bool:
+        """The dense search and BM25 alone rank the same paper first."""
+        dense = self.retriever.search(query, 1, filters=filters, mode="dense")
+        lexical = self.retriever.search(query, 1, filters=filters, mode="lexical")
+        return bool(dense and lexical) and dense[0].paper.id == lexical[0].paper.id
+
     def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
         retrieval = self.retriever.settings
+        question, budget = route.analysed, retrieval.context_tokens
         if k is None:  # an explicit 0 is refused by the retriever, not silently replaced by the default
             k = 2 * retrieval.k if route.mode == "summary" else retrieval.k
-        hits = tuple(self.retriever.search(route.standalone, k, filters=filters, token_budget=retrieval.context_tokens))
-        self._prime_vectors(route.standalone, hits)
+            if question.wants("list"):  # "which papers ...": room for every paper that addresses it
+                k, budget = min(retrieval.max_k, max(2 * retrieval.k, LIST_K)), 2 * budget
+        found = self.retriever.search(route.standalone, k, filters=filters, token_budget=budget)
+        for side in question.sides:  # a comparison: each side's best paper, even when the whole question misses it
+            best = self.retriever.search(side, 1, filters=filters)
+            if best and all(h.paper.id != best[0].paper.id for h in found):
+                found.append(best[0])
+        # each window widened to its whole abstract (the conclusion is most often in the last window); what is
+        # embedded already is not embedded again: the search's query vector and the sentence vectors stored
+        hits, stored = whole_abstracts(found, self.retriever)
+        self.vectors.remember([(route.standalone, self.retriever.query_vector(route.standalone)), *stored])
         return hits
-
-    def _prime_vectors(self, query: str, hits: Sequence[Hit]) -> None:
-        """What is embedded already need not be embedded again: the query vector search computed, and the sentence
-        vectors the docstore kept for each hit."""
-        pairs = [(query, self.retriever.query_vector(query))]
-        for hit in hits:
-            stored = self.retriever.sentence_vectors(hit.chunk_id)
-            sentences = split_sentences(hit.text) if stored is not None else []
-            if stored is not None and len(sentences) == len(stored):
-                pairs += zip(sentences, stored, strict=True)
-        self.vectors.remember(pairs)
 
     def _draft(self, route: Route, hits: Sequence[Hit]) -> Generator[Event, None, Draft]:
         """Stream the backend's draft; an LLM endpoint that fails before its first word gives the extractive one."""

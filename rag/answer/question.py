@@ -8,7 +8,7 @@ names and numbers (`key_terms`), its sub-questions (`parts`), and what kind of a
 Kinds (a question may have several):
     summary      "summarize / give an overview of ..." (or --summary): one line per relevant paper
     list         "which papers ...", "are there papers that ...": every relevant paper, one cited line each
-    comparison   "how do X and Y differ", "compare ...": a sentence from each paper compared
+    comparison   "how do X and Y differ", "compare ...": a sentence from each paper compared (`sides`: X and Y)
     quantity     "how many / how much / what percentage ...": a sentence that states a number
     aim          "what is the aim / objective / purpose of ...": the study's aim may be quoted
     contribution "what does it propose / introduce ...": the paper's contribution sentence
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from rag.answer.metadata import metadata_intent
-from rag.answer.question_parts import question_parts
+from rag.answer.question_parts import compared, question_parts
 from rag.index.lexical import tokenize
 
 SUMMARY_REQUEST = re.compile(
@@ -35,8 +35,17 @@ _QUANTITY = re.compile(
     r"|\bby how much\b|\bhow .* (improve|reduce|save)",
     re.IGNORECASE,
 )
-_LIST = re.compile(r"\b(which papers|what papers|papers that|each|both)\b", re.IGNORECASE)
-_COMPARISON = re.compile(r"\b(compare|comparison|contrast|versus|vs\.?)\b", re.IGNORECASE)
+_WORKS = r"(?:papers|studies|works|articles|publications|research)"
+_LIST = re.compile(
+    rf"\b(?:which|what) {_WORKS}\b|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
+    rf"|\bany (?:papers?|stud(?:y|ies))\b|\b{_WORKS} (?:that|which|on|about)\b|\blist (?:the |all )?{_WORKS}\b",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(
+    r"\b(compar(?:e|es|ed|ing|ison)|contrast\w*|versus|vs\.?|differ|differs|differently"
+    r"|differ(?:ence|ences|ent) between|distinguish\w*|each|both)\b",
+    re.IGNORECASE,
+)
 _CONTRIBUTION = re.compile(
     r"\b(propos\w*|introduc\w*|present\w*|contribut\w*|new|novel|develop\w*|what (method|approach|framework)|"
     r"how (do|does)\b.*\b(each|work))\b",
@@ -82,6 +91,7 @@ class Question:
     key_terms: tuple[str, ...]  # names and numbers of the asked clause
     parts: tuple[str, ...]  # sub-questions; (text,) when it asks one thing
     kinds: frozenset[str]
+    sides: tuple[str, ...] = ()  # a comparison's two things compared ("SimpleMix", "the contamination paper")
     metadata: tuple[str, ...] = ()  # "authors", "code", "link"
     mode: str = "answer"  # "answer" | "summary"
 
@@ -117,6 +127,7 @@ def analyse(text: str, mode: str | None = None) -> Question:
         kinds=frozenset(kinds),
         metadata=meta,
         mode="summary" if "summary" in kinds else "answer",
+        sides=tuple(compared(text)) if "comparison" in kinds else (),
     )
 
 

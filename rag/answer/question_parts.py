@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.index.lexical import tokenize
 from rag.types import Hit
+
+_GENERIC = frozenset(tokenize("paper study work approach method framework model dataset one other"))
 
 _WH = r"(?:what|which|who|whom|whose|how|when|where|why)"
 _AUX = r"(?:does|do|did|is|are|was|were|can|could|has|have)"
@@ -30,21 +33,69 @@ def question_parts(question: str, max_parts: int = 3) -> list[str]:
     return parts[:max_parts] if len(parts) > 1 else [question]
 
 
+_END = r"(?=\s*(?:[?.,;:]|$|\s(?:in|on|when|for|regarding|with respect to)\s))"
+_SIDES = [re.compile(p, re.IGNORECASE) for p in (
+    rf"\bbetween\s+(?P<a>.+?)\s+and\s+(?P<b>.+?){_END}",
+    rf"\b(?:compare|contrast)\s+(?P<a>.+?)\s+(?:with|to|and|against)\s+(?P<b>.+?){_END}",
+    r"\b(?:do|does|did)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?:differ|compare|each|both)\b",
+    r"\b(?:how|in what ways?)\s+(?:do|does|did)\s+(?P<a>.+?)\s+and\s+(?P<b>(?:the\s+)?[\w-]+(?:\s+(?:paper|study|"
+    r"work|method|approach|dataset|model|framework))?)\s+\w+.*\bdifferent(?:ly)?\b",
+    rf"\b(?:do|does|did|is|are)\s+(?P<a>.+?)\s+(?:differ|different)\s+from\s+(?P<b>.+?){_END}",
+    rf"\bdistinguishes\s+(?:the\s+)?(?:\w+\s+){{0,4}}?of\s+(?P<a>.+?)\s+and\s+(?P<b>.+?){_END}",
+    rf"^(?:\W*)(?P<a>.+?)\s+(?:versus|vs\.?)\s+(?P<b>.+?){_END}",
+)]  # fmt: skip
+
+
+def compared(question: str) -> list[str]:
+    """The two things a comparison compares: "How do SEFE and DPCR differ" -> ["SEFE", "DPCR"]; [] when its
+    wording has no two sides."""
+    for pattern in _SIDES:
+        m = pattern.search(question)
+        if m:
+            sides = [re.sub(r"^(?:the|a|an)\s+", "", m.group(side).strip(" ,'\""), flags=re.IGNORECASE)
+                     for side in ("a", "b")]  # fmt: skip
+            if all(sides) and all(len(s) <= 80 for s in sides):
+                return sides
+    return []
+
+
+def side_paper(side: str, hits: Sequence[Hit]) -> int | None:
+    """The source (1-based) a side of a comparison means: the one whose title (counted twice) and text share the
+    most of the side's words ("the contamination paper", "PreSelect"); None when no source shares any."""
+    words = set(tokenize(side)) - _GENERIC
+    if not words:
+        return None
+    scores = [2 * len(words & set(tokenize(h.paper.title))) + len(words & set(tokenize(h.text))) for h in hits]
+    best = max(scores, default=0)
+    return scores.index(best) + 1 if best > 0 else None
+
+
 def _names(hit: Hit) -> set[str]:
-    """Distinctive names of a paper: acronyms and mixed-case names in its title (and the title's lead before a
-    colon, "PaperBench: Evaluating ...")."""
+    """Names of a paper: acronyms and mixed-case names in its title (and the title's lead before a colon,
+    "PaperBench: Evaluating ..."), and those its abstract uses more than once ("we propose DPCR ... DPCR ...")."""
     title = hit.paper.title
     lead = title.split(":", 1)[0].strip()
     names = set(_NAME.findall(title))
     if ":" in title and len(lead.split()) <= 3:
         names.add(lead)
+    used = _NAME.findall(hit.text)
+    names |= {n for n in set(used) if used.count(n) > 1}
     return {n for n in names if len(n) >= 3}
 
 
 def named_papers(question: str, hits: Sequence[Hit]) -> list[int]:
-    """Source numbers (1-based) of the retrieved papers the question names."""
+    """Source numbers (1-based) of the retrieved papers the question names by a name only that paper uses (a name
+    several sources use, "LLMs", names none of them)."""
     q = question.lower()
-    return [n for n, h in enumerate(hits, 1) if any(re.search(rf"\b{re.escape(x.lower())}\b", q) for x in _names(h))]
+    texts = [f"{h.paper.title} {h.text}".lower() for h in hits]
+    out = []
+    for n, h in enumerate(hits, 1):
+        for name in _names(h):
+            pattern = rf"\b{re.escape(name.lower())}\b"
+            if re.search(pattern, q) and sum(bool(re.search(pattern, t)) for t in texts) == 1:
+                out.append(n)
+                break
+    return out
 
 
 def identified_paper(question: str, hits: Sequence[Hit]) -> int | None:

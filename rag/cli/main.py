@@ -138,12 +138,18 @@ def build_parser() -> argparse.ArgumentParser:
         "eval",
         help="score retrieval, citations and answers on dev and held-out question sets",
         description="Run the bundled suites (dev and frozen held-out test question sets, each indexed from its own "
-        "corpus), the claim-checking benchmark and, with --replay, recorded strong-model answers; or your own "
+        "corpus), the public benchmarks' dev splits (PubMedQA, bundled; SciFact, read from ../shared/external when it "
+        "is there), the claim-checking benchmark and, with --replay, recorded strong-model answers; or your own "
         "QUESTIONS files against the configured index. Writes summary.json, report.md, plots and per-suite results.",
     )
     p.add_argument("questions", nargs="*", default=None, help="question JSONL files (default: the bundled suites)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--split", choices=["dev", "test", "all"], default="all", help="which bundled splits to run")
+    p.add_argument("--suite", action="append", metavar="NAME",
+                   help="run only this suite (a name, or its corpus: icml2025, synthetic, pubmedqa, scifact); "
+                   "repeatable")
+    p.add_argument("--cache-home", metavar="DIR",
+                   help="index the large benchmark corpora (SciFact) here, kept between runs (default: --home)")
     p.add_argument("-k", type=int, default=None, help="number of sources per answer (default 5)")
     p.add_argument("--replay", action="store_true",
                    help="also answer with recorded strong-model answers through the openai path (eval/recorded/)")

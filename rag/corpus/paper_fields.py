@@ -12,6 +12,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from rag.corpus.abstract_sections import abstract_sections
 from rag.corpus.text_io import Fields, json_kind, shown, slugify
 from rag.safe_text import safe_url
 from rag.types import Paper, Section
@@ -132,6 +133,7 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         source=shown(path),
         doi=doi,
         body=_body(f.get("body")),
+        abstract_sections=abstract_sections(f.get("sections"), abstract),
     )
 
 

@@ -14,6 +14,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 
 from rag.index.tokens import count_tokens, encoding
+from rag.roles import encode_roles, role_of_label, sentence_roles, window_roles
 from rag.text import split_sentences
 from rag.types import Chunk, Paper, Section
 
@@ -128,3 +129,21 @@ def chunk_paper(paper: Paper, size: int = 320, overlap: int = 32) -> list[Chunk]
                 )
             )
     return chunks
+
+
+def chunk_roles(paper: Paper, chunks: Sequence[Chunk]) -> tuple[str, list[str]]:
+    """The whole abstract's sentence roles (rag.roles), compact ("bomrrc"), and each chunk's ("" when unknown),
+    decided with the whole abstract in view: its labelled parts when it has them, else cues and each sentence's
+    position in the abstract, not in the chunk. A body chunk takes the role its section heading names
+    ("5 Conclusion"), if any."""
+    sentences = split_sentences(paper.abstract)
+    roles = sentence_roles(sentences, paper.abstract_sections)
+    out = []
+    for chunk in chunks:
+        window = split_sentences(chunk.text)
+        if chunk.section is None and chunk.page is None:
+            out.append(encode_roles(window_roles(window, sentences, roles)))
+        else:
+            role = role_of_label(chunk.section) if chunk.section else None
+            out.append(encode_roles([role] * len(window)) if role else "")
+    return encode_roles(roles), out

@@ -139,6 +139,11 @@ class DocStore:
         return StoredChunk(chunk_id, text, metadata, self._vectors[row])
 
     @property
+    def vectors(self) -> np.ndarray:
+        """Every chunk's vector, in row order (memory-mapped)."""
+        return self._vectors[: len(self.ids)]
+
+    @property
     def has_sentence_vectors(self) -> bool:
         """Sentence vectors were stored (for every chunk the index embedded)."""
         return self._sentence_index is not None and (len(self.ids) == 0 or self._sentences is not None)

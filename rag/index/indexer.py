@@ -13,9 +13,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from rag.corpus import CorpusStats, Selection, iter_papers
 from rag.errors import CorpusError, IndexMissingError
-from rag.index.chunking import chunk_paper
+from rag.index.calibration import Embed, to_json
+from rag.index.calibration import ensure as calibrate_floors
+from rag.index.chunking import chunk_paper, chunk_roles
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.integrity import fingerprint as index_fingerprint
 from rag.index.integrity import trusted
@@ -25,8 +29,9 @@ from rag.index.local_builder import LocalBuilder
 from rag.index.orphans import recover_rebuild
 from rag.index.records import chunk_metadata
 from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress, sentence_vectors
-from rag.ports import Embedder, VectorStore
+from rag.ports import Embedder, VectorStore, embed_in_batches
 from rag.settings import IndexSettings
+from rag.types import Calibration
 
 Warn = Callable[[str], None]
 
@@ -42,12 +47,14 @@ class IndexReport:
     metadata_updated: int = 0
     filtered: int = 0  # records --where/--since left out
     bad: int = 0  # bad records and unreadable files skipped (--skip-bad)
+    calibration: Calibration | None = None  # the relevance floors derived from the collection (None: too small)
 
     def line(self) -> str:
         left_out = [f"{n:,} {what}" for n, what in ((self.filtered, "filtered out"), (self.bad, "skipped as bad")) if n]
+        floor = self.calibration.describe() if self.calibration else "too few papers to calibrate a relevance floor"
         return (
             f"indexed {self.papers} papers: {self.chunks} chunks, {self.embedded} embedded, "
-            f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s)"
+            f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s); {floor}"
             + (f"; records {', '.join(left_out)}" if left_out else "")
         )
 
@@ -74,8 +81,10 @@ def _items(read: _Read, settings: IndexSettings, warn: Warn | None, **extra: obj
                          full_text=settings.full_text, **extra)  # type: ignore[arg-type]  # fmt: skip
     for paper in papers:
         chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
-        for chunk in chunks:
-            yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=len(chunks) > 1)
+        whole, roles = chunk_roles(paper, chunks)
+        for chunk, code in zip(chunks, roles, strict=True):
+            yield paper, chunk, chunk_metadata(paper, chunk, whole_abstract=whole if len(chunks) > 1 else None,
+                                               roles=code)  # fmt: skip
 
 
 def build_index(
@@ -176,9 +185,13 @@ def build_index(
         if local is not None:
             local.docs.abort()
         raise
+    # the relevance floors derived from this collection (rag.index.calibration): kept beside the local copies and
+    # with the collection, for readers on other machines
+    calibration = calibrate_floors(layout, fingerprint, _embed_for_calibration(embedder, settings))
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
     # indexed_at: when the index last changed, for the UI's "what is indexed" line
-    target.update_info(lexical_fingerprint=fingerprint, indexed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    target.update_info(lexical_fingerprint=fingerprint, indexed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       calibration=to_json(calibration) if calibration else "")  # fmt: skip
     if rebuild:
         live.drop()
         target.rename(layout.collection)
@@ -193,6 +206,7 @@ def build_index(
         metadata_updated=len(meta_only),
         filtered=stats.filtered,
         bad=stats.skipped,
+        calibration=calibration,
     )
 
 
@@ -210,6 +224,13 @@ def _storable(source: str, paper_id: str, text: str, meta: dict[str, str | int])
                     f"{source}: paper {paper_id!r} holds text that cannot be stored as UTF-8 ({name}: '{shown[:60]}'); "
                     "nothing was written"
                 ) from None
+
+
+def _embed_for_calibration(embedder: Embedder, settings: IndexSettings) -> Embed | None:
+    """Without stored sentence vectors the calibration embeds its pseudo-questions (a few hundred sentences)."""
+    if settings.sentence_vectors:
+        return None
+    return lambda texts: np.asarray(embed_in_batches(embedder, texts, settings.embed_batch_size), dtype=np.float32)
 
 
 def _nothing_to_index(read: _Read, stats: CorpusStats, store: VectorStore) -> str:

@@ -26,6 +26,11 @@ class Layout:
         return self.index_dir / f"docs-{self.collection}"
 
     @property
+    def calibration_file(self) -> Path:
+        """The relevance floors derived from the collection (rag.index.calibration), with the fingerprint they fit."""
+        return self.index_dir / f"calibration-{self.collection}.json"
+
+    @property
     def dirty_marker(self) -> Path:
         """Present while an index update runs; left behind by one that did not finish."""
         return self.index_dir / f"{self.collection}.updating"

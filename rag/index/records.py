@@ -29,12 +29,20 @@ def meta_hash(meta: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def chunk_metadata(paper: Paper, chunk: Chunk, whole_abstract: bool = False) -> dict[str, str | int]:
-    """Metadata of one chunk. The first chunk of a multi-chunk paper also carries the whole abstract,
-    so a paper page can show it without stitching overlapping windows."""
+def chunk_metadata(
+    paper: Paper, chunk: Chunk, whole_abstract: str | bool | None = None, roles: str = ""
+) -> dict[str, str | int]:
+    """Metadata of one chunk. The first chunk of a multi-chunk paper (`whole_abstract` given: True, or the whole
+    abstract's sentence roles) also carries the whole abstract and its roles, so a paper page or an answer can
+    show it without stitching overlapping windows. `roles`: the chunk's sentences' roles, one letter each
+    (rag.roles.encode_roles)."""
     meta = paper_metadata(paper)
     if whole_abstract and chunk.position == 0:
         meta["abstract"] = paper.abstract
+        if isinstance(whole_abstract, str):
+            meta["abstract_roles"] = whole_abstract
+    if roles:
+        meta["roles"] = roles
     meta.update(position=chunk.position, num_tokens=chunk.num_tokens, hash=chunk.content_hash)
     if chunk.page is not None:
         meta["page"] = chunk.page

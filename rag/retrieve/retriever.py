@@ -14,6 +14,8 @@ import numpy as np
 
 from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.filters import Filters
+from rag.index.calibration import from_json
+from rag.index.calibration import stored as stored_calibration
 from rag.index.docstore import DocStore
 from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
@@ -21,7 +23,9 @@ from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.evidence import rescore
 from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
+from rag.roles import decode_roles
 from rag.settings import RetrievalSettings
+from rag.text import split_sentences
 from rag.types import Hit, Paper
 
 MODES = ("hybrid", "dense", "lexical")
@@ -44,10 +48,13 @@ class Retriever:
         if local is not None:
             self.lexical, self.docs = local
             built_with = local[1].info.get("embedder")
+            # the relevance floors `rag index` derived from this collection (None: an older or too small index)
+            self.calibration = stored_calibration(layout, self.lexical.fingerprint)
         else:
             info = store.open().info
             built_with = info.get("embedder")
             self.lexical, self.docs = load_local(layout, store, info.get("lexical_fingerprint"))
+            self.calibration = from_json(info.get("calibration"))
         if built_with != embedder.name:
             raise IndexMissingError(
                 f"the index was built with embedder '{built_with}' but the settings use '{embedder.name}'; "
@@ -72,14 +79,18 @@ class Retriever:
             local = local_only(self.layout) if stamp != self._local_stamp else None
             if local is not None:
                 self.lexical, self.docs = local
+                self.calibration = stored_calibration(self.layout, self.lexical.fingerprint)
                 self._local_stamp = stamp
             self._refresh_lock.release()
             return
         try:
-            wanted = self.store.fresh_info().get("lexical_fingerprint")
+            fresh = self.store.fresh_info()
         except RagError:
             self._refresh_lock.release()
             return
+        wanted = fresh.get("lexical_fingerprint")
+        if wanted and wanted != self.lexical.fingerprint:
+            self.calibration = from_json(fresh.get("calibration"))
         if not wanted or wanted == self.lexical.fingerprint:
             self._refresh_lock.release()
             return
@@ -140,8 +151,9 @@ class Retriever:
                 per[paper.id] = per.get(paper.id, 0) + 1
                 used_tokens += tokens
                 page, page_end, section = page_of(chunk.metadata)
-                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid) or None,
-                                tokens, page, page_end, section))  # fmt: skip
+                roles = decode_roles(chunk.metadata.get("roles"), len(split_sentences(chunk.text)))
+                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid) or None, tokens,
+                                page, page_end, section, roles))  # fmt: skip
                 if len(hits) >= k:
                     return hits
         return hits
@@ -234,6 +246,15 @@ class Retriever:
         """The chunk's sentence vectors stored at index time (None: embed them when needed)."""
         docs = self.docs
         return None if docs is None or self.stale else docs.sentence_vectors(chunk_id)
+
+    def stored(self, chunk_id: str) -> StoredChunk | None:
+        """One chunk's text and metadata as indexed (the local docstore, else the store), or None."""
+        docs = self.docs
+        local = docs.get(chunk_id) if docs is not None and not self.stale else None
+        if local is not None:
+            return local
+        found = self.store.get([chunk_id])
+        return found[0] if found else None
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper with its whole abstract, by id (never by path)."""
