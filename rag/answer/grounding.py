@@ -21,7 +21,7 @@ from rag.answer.number_words import number_word_mismatch
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.text import split_sentences
-from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, Hit, SentenceCheck
+from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, SentenceCheck
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
@@ -40,6 +40,7 @@ class Verdict:
     label: str  # rag.types.CHECK_LABELS
     reason: str | None  # why it is not supported, in words
     evidence: list[tuple[int, str]]  # (index into the cited sources, sentence): what backs it, or contradicts it
+    supported_by: tuple[int, ...] = ()  # WRONG_PAPER: indices into `others` (see verdict_among) that do support it
 
     @property
     def supported(self) -> bool:
@@ -123,6 +124,21 @@ class SupportChecker:
             return Verdict(SUPPORTED, None, evidence)
         return Verdict(NOT_FOUND, "no cited sentence says this", [])
 
+    def verdict_among(self, claim: str, cited: Sequence[Hit], others: Sequence[Hit]) -> Verdict:
+        """`verdict`, and when the cited papers do not support the claim but another retrieved paper does on its own:
+        WRONG_PAPER, with `supported_by` indexing `others` and the evidence taken from the first of them."""
+        verdict = self.verdict(claim, cited)
+        if verdict.supported or verdict.label == CONTRADICTED or not cited:
+            return verdict  # a cited paper that says otherwise is the stronger finding
+        ids = {h.paper.id for h in cited}
+        backing = [(j, v) for j, h in enumerate(others) if h.paper.id not in ids for v in [self.verdict(claim, [h])]]
+        backing = [(j, v) for j, v in backing if v.supported]
+        if not backing:
+            return verdict
+        first = backing[0][1]
+        return Verdict(WRONG_PAPER, "the cited paper does not say this; another retrieved paper does", first.evidence,
+                       tuple(j for j, _ in backing))  # fmt: skip
+
     def contradiction(
         self, claim: str, source: str, evidence: str, cited: int = 1, passages: str | None = None
     ) -> tuple[str, str] | None:
@@ -150,9 +166,13 @@ class SupportChecker:
             if REFUSAL in sentence:
                 continue
             numbers = tuple(n for n in parse_markers(sentence) if 1 <= n <= len(hits))
-            v = self.verdict(strip_markers(sentence), [hits[n - 1] for n in numbers])
-            mapped = tuple((numbers[i], s) for i, s in v.evidence)
-            out.append(SentenceCheck(sentence, numbers, v.label, v.reason, mapped))
+            v = self.verdict_among(strip_markers(sentence), [hits[n - 1] for n in numbers], hits)
+            if v.label == WRONG_PAPER:  # evidence indexes `hits` (the paper that does support it), not the cited ones
+                mapped = tuple((v.supported_by[0] + 1, s) for _, s in v.evidence)
+            else:
+                mapped = tuple((numbers[i], s) for i, s in v.evidence)
+            out.append(SentenceCheck(sentence, numbers, v.label, v.reason, mapped,
+                                     supported_by=tuple(j + 1 for j in v.supported_by)))  # fmt: skip
         return out
 
     def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:
