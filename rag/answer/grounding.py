@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.answer import claim_rules as rules
+from rag.answer.names import links, quantities
 from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
 from rag.answer.claim_rules import SourceVocabulary
 from rag.answer.injection import untrusted
@@ -63,7 +64,14 @@ def source_text(hit: Hit) -> str:
 
 
 def numbers_in(text: str) -> set[str]:
-    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+    """The quantities of a text: digits that are part of a name ("IL-6", "MEK 1/2") or of a URL are not."""
+    return quantities(text)
+
+
+def number_evidence(hit: Hit) -> str:
+    """The text a number may be found in: the title, venue, year and passage (links and ids never count)."""
+    p = hit.paper
+    return "\n".join(x for x in (p.title, p.venue or "", str(p.year or ""), hit.text) if x)
 
 
 class SupportChecker:
@@ -102,7 +110,10 @@ class SupportChecker:
             c = _norm(claim)
             quoted = [(i, s) for i, s in sentences if (n := _norm(s)) and (n in c or c in n)]
             return Verdict(SUPPORTED, None, quoted[:2])
-        missing = numbers_in(claim) - numbers_in(joined)
+        own_links = " ".join(links(joined))
+        if bad := [u for u in links(claim) if u not in own_links]:
+            return Verdict(NOT_FOUND, f"{bad[0]} is not a link of the cited paper", [])
+        missing = numbers_in(claim) - numbers_in(" ".join(number_evidence(h) for _, h in trusted))
         if missing:
             return Verdict(NOT_FOUND, f"{', '.join(sorted(missing))} is not in the cited source", [])  # invented
         if not sentences:
