@@ -14,17 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.answer import claim_rules as rules
-from rag.answer.names import links, quantities
 from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
 from rag.answer.claim_rules import SourceVocabulary
 from rag.answer.injection import untrusted
+from rag.answer.names import links, quantities
 from rag.answer.number_words import number_word_mismatch
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
 from rag.text import split_sentences
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, SentenceCheck
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
 # the rules of rag.answer.claim_rules, in the order they are tried. A rule that caught substituted two-word terms
 # ("logistic regression" for "ridge regression") was dropped: on the claims test split it flagged 4 faithful

@@ -19,7 +19,11 @@ GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsil
          "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "π": "pi", "ρ": "rho", "σ": "sigma",
          "τ": "tau", "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega"}  # fmt: skip
 _GREEK_RE = re.compile("[" + "".join(GREEK) + "]")
-URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|edu|ai)/\S*|\b(?:arXiv:)?\d{4}\.\d{4,5}(?:v\d+)?\b", re.I)
+URL = re.compile(
+    r"\b(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|edu|ai)/\S*"
+    r"|\b(?:arXiv:)?\d{4}\.\d{4,5}(?:v\d+)?\b",
+    re.I,
+)
 # a standalone quantity: not glued to a letter ("A2", "IL-6"), not after "+"/"-" of a name ("+1 nucleosome" stays)
 _QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z][-/])\d+(?:[.,]\d+)*")
 _NAME_NUMBER = re.compile(r"\b([A-Z][A-Za-z0-9]*)\s+(\d{1,2}(?:/\d{1,2})?)(?![\d.,%])(?!\s*(?:%|percent))")
