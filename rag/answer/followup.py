@@ -33,7 +33,9 @@ def last_user_question(history: Sequence[Message]) -> str | None:
     return None
 
 
-def condense(question: str, history: Sequence[Message], chat: ChatModel | None, prompts_dir: Path) -> tuple[str, Usage]:
+def condense(
+    question: str, history: Sequence[Message], chat: ChatModel | None, prompts_dir: Path
+) -> tuple[str, Usage]:
     """The standalone form of `question` given the conversation so far, and the tokens it cost."""
     previous = last_user_question(history)
     if previous is None or not looks_like_followup(question):
@@ -159,7 +161,7 @@ def offline_standalone(question: str, previous: str) -> str:
     resolved, count = _REFERENCE.subn(resolve, question, count=2)
     if tail:
         body = resolved.rstrip(" ?.!")
-        return f"{body}{tail}{resolved[len(body) :].strip() or '?'}"
+        return f"{body}{tail}{resolved[len(body):].strip() or '?'}"
     if count == 0:  # nothing to resolve ("what about savings?"): say what it is about, unless it says so itself
         if ref.phrase.casefold() in question.casefold():
             return question
@@ -174,7 +176,6 @@ def _stem(word: str) -> str:
 def adds_words(question: str, standalone: str) -> bool:
     """Whether the rewritten question says more than the follow-up: a word that is not scaffolding, in no form
     the follow-up has ("its" -> "the" or "paper" -> "papers" adds nothing worth showing)."""
-
     def content(text: str) -> set[str]:
         return {_stem(w) for w in re.findall(r"[\w-]+", text.casefold()) if w not in _SCAFFOLD}
 

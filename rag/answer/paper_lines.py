@@ -1,10 +1,10 @@
 """Answers made of one cited line per paper: literature summaries, "which papers ..." lists and comparisons.
 
-summary      each relevant paper's contribution ("we propose ...") or else its main finding (a result or
-             conclusion), the one most on the question's topic
-list         every retrieved paper that addresses the question: its best sentence scores nearly as well as the
-             best paper's, and it is above the library's floor and nearly as relevant as the best paper
-comparison   a sentence from each paper compared: the ones the question names, else the two most relevant
+    summary      each relevant paper's contribution ("we propose ...") or else its main finding (a result or
+                 conclusion), the one most on the question's topic
+    list         every retrieved paper that addresses the question: its best sentence scores nearly as well as the
+                 best paper's, and it is above the library's floor and nearly as relevant as the best paper
+    comparison   a sentence from each paper compared: the ones the question names, else the two most relevant
 """
 
 from __future__ import annotations
