@@ -30,6 +30,7 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
 # sentences for 3 wrong ones caught.
 RULES = ("terms", "number_words", "strong", "polarity", "swap")
 # the rules whose failure means the cited paper says otherwise (CONTRADICTED), not merely that it does not say it
+NO_SENTENCE = "no cited sentence says this"  # the reason when only the similarity step failed
 CONTRADICTING_RULES = frozenset({"number_words", "polarity", "swap"})
 
 
@@ -41,6 +42,7 @@ class Verdict:
     reason: str | None  # why it is not supported, in words
     evidence: list[tuple[int, str]]  # (index into the cited sources, sentence): what backs it, or contradicts it
     supported_by: tuple[int, ...] = ()  # WRONG_PAPER: indices into `others` (see verdict_among) that do support it
+    similarity: float | None = None  # how close the closest cited sentence is (when the similarity step ran)
 
     @property
     def supported(self) -> bool:
@@ -130,9 +132,10 @@ class SupportChecker:
         words = set(tokenize(claim))
         if words and len(words & set(tokenize(joined))) / len(words) >= self.overlap:
             return Verdict(SUPPORTED, None, evidence)
-        if float(sims[int(order[0])]) >= self.threshold:
-            return Verdict(SUPPORTED, None, evidence)
-        return Verdict(NOT_FOUND, "no cited sentence says this", [])
+        closest = float(sims[int(order[0])])
+        if closest >= self.threshold:
+            return Verdict(SUPPORTED, None, evidence, similarity=closest)
+        return Verdict(NOT_FOUND, NO_SENTENCE, [], similarity=closest)
 
     def verdict_among(self, claim: str, cited: Sequence[Hit], others: Sequence[Hit]) -> Verdict:
         """`verdict`, and when the cited papers do not support the claim but another retrieved paper does on its own:
