@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.answer import claim_rules as rules
+from rag.answer import comparisons
 from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
 from rag.answer.claim_rules import SourceVocabulary
 from rag.answer.injection import untrusted
@@ -28,10 +29,10 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
 # the rules of rag.answer.claim_rules, in the order they are tried. A rule that caught substituted two-word terms
 # ("logistic regression" for "ridge regression") was dropped: on the claims test split it flagged 4 faithful
 # sentences for 3 wrong ones caught.
-RULES = ("terms", "number_words", "strong", "polarity", "swap")
+RULES = ("terms", "number_words", "units", "strong", "polarity", "direction", "comparison", "swap")
 # the rules whose failure means the cited paper says otherwise (CONTRADICTED), not merely that it does not say it
 NO_SENTENCE = "no cited sentence says this"  # the reason when only the similarity step failed
-CONTRADICTING_RULES = frozenset({"number_words", "polarity", "swap"})
+CONTRADICTING_RULES = frozenset({"number_words", "units", "polarity", "direction", "comparison", "swap"})
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,16 @@ class SupportChecker:
             return "terms", f"{', '.join(repr(t) for t in terms[:3])} {verb} not in the cited source"
         if "number_words" in on and (num := number_word_mismatch(claim, passages or source, cited)):
             return "number_words", num
+        if "units" in on and (unit := comparisons.unit_mismatch(claim, passages or source)):
+            return "units", unit
         if "strong" in on and (strong := rules.strong_words_missing(claim, vocab)):
             return "strong", f"claims more than the source: {', '.join(repr(w) for w in strong)}"
         if "polarity" in on and (pol := rules.polarity_mismatch(claim, evidence)):
             return "polarity", pol
+        if "direction" in on and (way := comparisons.direction_mismatch(claim, evidence)):
+            return "direction", way
+        if "comparison" in on and (rev := comparisons.reversed_comparison(claim, evidence)):
+            return "comparison", rev
         if "swap" in on and cited == 1 and (swap := rules.swapped_association(claim, evidence)):  # within a paper
             return "swap", swap
         return None
