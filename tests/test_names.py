@@ -63,3 +63,15 @@ def test_names_written_otherwise_are_found(claim: str):
 def test_names_and_numbers_still_checked(claim: str, reason: str):
     v = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0).verdict(claim, [HIT])
     assert not v.supported and reason in (v.reason or "")
+
+
+def test_a_close_paraphrase_may_add_a_rare_word_but_not_a_name():
+    source = "Glutamate release in the hypothalamus is required for energy balance."
+    hit = Hit(Paper("q", "Energy balance", source), "q:0", source, 1.0, 1.0)
+    checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
+    checker.paraphrase = 0.0  # every sentence counts as close here
+    assert checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported
+    v = checker.verdict("Energy balance requires hypothalamic glutamate via GRIN2B.", [hit])
+    assert not v.supported and "GRIN2B" in (v.reason or "")
+    checker.paraphrase = 1.01  # nothing is close enough: the rare word is a term the source lacks
+    assert not checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported

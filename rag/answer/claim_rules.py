@@ -128,7 +128,14 @@ def _defined_in_claim(claim: str, vocab: SourceVocabulary) -> set[str]:
     return out
 
 
-def missing_specific_terms(claim: str, vocab: SourceVocabulary) -> list[str]:
+def _name_like(word: str) -> bool:
+    """Capitalised inside the sentence, an acronym, or with digits: a name, not merely a rare word."""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or word[:1].isupper()
+
+
+def missing_specific_terms(claim: str, vocab: SourceVocabulary, names_only: bool = False) -> list[str]:
+    """The claim's specific terms the source lacks; `names_only`: rare lower-case words ("neurotransmission") are
+    let through (the caller found a source sentence close enough to count as a paraphrase)."""
     claim = plain(claim)
     defined = _defined_in_claim(claim, vocab)
     out = []
@@ -149,6 +156,8 @@ def missing_specific_terms(claim: str, vocab: SourceVocabulary) -> list[str]:
                 out.append(word)
         elif _specific(word, i == 0) and not vocab.has(word) and word not in out:
             out.append(word)
+    if names_only:
+        out = [w for w in out if _name_like(w) or any(_name_like(p) for p in w.split("-"))]
     denied = _negated(claim)  # "does not train a transformer scorer": a term the claim rules out is no invention
     return [w for w in out if stem(norm(w)) not in denied]
 
