@@ -15,6 +15,7 @@ import numpy as np
 
 from rag.answer import claim_rules as rules
 from rag.answer import comparisons
+from rag.answer.attribution import misattributed
 from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
 from rag.answer.claim_rules import SourceVocabulary
 from rag.answer.injection import untrusted
@@ -199,6 +200,8 @@ class SupportChecker:
                 continue
             numbers = tuple(n for n in parse_markers(sentence) if 1 <= n <= len(hits))
             v = self.verdict_among(strip_markers(sentence), [hits[n - 1] for n in numbers], hits)
+            if v.supported and len(set(numbers)) > 1:
+                v = self._per_clause(sentence, numbers, hits) or v
             if v.label == WRONG_PAPER:  # evidence indexes `hits` (the paper that does support it), not the cited ones
                 mapped = tuple((v.supported_by[0] + 1, s) for _, s in v.evidence)
             else:
@@ -206,6 +209,18 @@ class SupportChecker:
             out.append(SentenceCheck(sentence, numbers, v.label, v.reason, mapped,
                                      supported_by=tuple(j + 1 for j in v.supported_by)))  # fmt: skip
         return out
+
+    def _per_clause(self, sentence: str, numbers: Sequence[int], hits: Sequence[Hit]) -> Verdict | None:
+        """WRONG_PAPER when a number or name of a clause is only in a paper another clause cites (attribution)."""
+        cited = {n: hits[n - 1] for n in set(numbers) if not untrusted(hits[n - 1])}
+        found = misattributed(sentence, cited, {n: number_evidence(h) for n, h in cited.items()})
+        if found is None:
+            return None
+        term, own, where = found
+        text = number_evidence(cited[where])
+        quote = next((s for s in split_sentences(text.replace("\n", ". ")) if term in s), "")
+        return Verdict(WRONG_PAPER, f"{term!r} is in [{where}], not in [{own}] which its clause cites",
+                       [(numbers.index(where), quote)] if quote else [], (where - 1,))  # fmt: skip
 
     def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:
         """Sentences of the answer that no cited, retrieved source supports; and how many were checked."""
