@@ -51,3 +51,11 @@ def test_the_check_labels_them_contradicted():
         v = checker.verdict(claim, [HIT])
         assert v.label == CONTRADICTED, (claim, v)
     assert checker.verdict("Deeper lakes were more stable than shallow lakes.", [HIT]).supported
+
+
+def test_a_corrected_premise_is_not_a_contradiction():
+    source = "The learner is exemplar-free: it keeps a running mean of each class. Old classes drift during training."
+    hit = Hit(Paper("e", "An exemplar-free learner", source), "e:0", source, 1.0, 1.0)
+    checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
+    assert checker.verdict("The learner does not keep old exemplars.", [hit]).label != CONTRADICTED
+    assert checker.verdict("Old classes do not drift during training.", [hit]).label == CONTRADICTED

@@ -234,15 +234,23 @@ def _negated(text: str, without: bool = False) -> set[str]:
     for m in matches:
         after = [stem(norm(w)) for w in words(text[m.end() :])[:NEGATION_SCOPE]]
         out |= {w for w in after if w not in _FUNCTION and len(w) > 2}
+    if without:  # "exemplar-free" denies exemplars as "without exemplars" does
+        out |= {stem(norm(m.group(1))) for m in _FREE.finditer(text)}
     return out
 
 
-def polarity_mismatch(claim: str, evidence: str) -> str | None:
+_FREE = re.compile(r"\b([A-Za-z]{3,})-free\b", re.I)
+
+
+def polarity_mismatch(claim: str, evidence: str, source: str | None = None) -> str | None:
     """The claim negates (or opposes) what its closest source sentence says, or the other way round: a negation
     counts when what it governs is also in the other sentence (so "not only" in another clause does not)."""
     c_stems, e_stems = {stem(norm(w)) for w in words(claim)}, {stem(norm(w)) for w in words(evidence)}
     c_neg = _negated(claim, without=True)
-    if c_neg & e_stems and not _negated(evidence, without=True):
+    # a negation the source itself states elsewhere ("without retaining exemplars", "exemplar-free") corrects a
+    # premise; it does not contradict the closest sentence
+    stated = bool(source and c_neg & _negated(source, without=True))
+    if c_neg & e_stems and not _negated(evidence, without=True) and not stated:
         return "says the opposite of the source (negation)"
     if _negated(evidence) & c_stems and not c_neg:
         return "drops the source's negation"

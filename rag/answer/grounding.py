@@ -112,7 +112,8 @@ class SupportChecker:
                 claim = claim[len(h.paper.title) + 1 :].strip()
         sources = [(i, source_text(h)) for i, h in trusted]
         joined = " ".join(s for _, s in sources)
-        sentences = [(i, s) for i, src in sources for s in split_sentences(src.replace("\n", ". "))]
+        # evidence is what the paper says (its title and text), never its links, ids or author list
+        sentences = [(i, s) for i, h in trusted for s in split_sentences(f"{h.paper.title}. {h.text}")]
         if _norm(claim) in _norm(joined):
             c = _norm(claim)
             quoted = [(i, s) for i, s in sentences if (n := _norm(s)) and (n in c or c in n)]
@@ -182,7 +183,7 @@ class SupportChecker:
             return "units", unit
         if "strong" in on and (strong := rules.strong_words_missing(claim, vocab)):
             return "strong", f"claims more than the source: {', '.join(repr(w) for w in strong)}"
-        if "polarity" in on and (pol := rules.polarity_mismatch(claim, evidence)):
+        if "polarity" in on and (pol := rules.polarity_mismatch(claim, evidence, passages or source)):
             return "polarity", pol
         if "direction" in on and (way := comparisons.direction_mismatch(claim, evidence)):
             return "direction", way
