@@ -37,6 +37,9 @@ def _print_summary(summary: dict[str, Any], report: Path) -> None:
     for split, block in (summary.get("claims") or {}).items():
         say(f"  claims {split}: {_f(block.get('catch_rate'))} of wrong sentences caught, "
               f"{_f(block.get('false_flag_rate'))} of faithful ones flagged")  # fmt: skip
+    for half, labels in ((summary.get("scifact_pairs") or {}).get("halves") or {}).items():
+        say(f"  SciFact pairs {half}: " + ", ".join(f"{label} flagged {b['flagged']}/{b['n']}"
+                                                    for label, b in labels.items()))  # fmt: skip
     for name, s in suites.items():
         if s.get("replay"):
             sc = s["replay"]["scores"]
