@@ -69,7 +69,8 @@ def run_claims(
         verdict = checker.verdict(claim.sentence, hits)
         out.append({"id": claim.id, "label": claim.label, "kind": claim.kind, "flagged": not verdict.supported,
                     "check_label": verdict.label, "reason": verdict.reason, "sentence": claim.sentence,
-                    "missing_papers": len(claim.cites) - len(hits)})  # fmt: skip
+                    "missing_papers": len(claim.cites) - len(hits),
+                    "similarity": verdict.similarity})  # fmt: skip
     return out
 
 
@@ -113,4 +114,17 @@ def rule_ablation(
             out[rule] = {"adds_catches": only.count("wrong"), "adds_false_flags": only.count("faithful")}
     finally:
         checker.rules = frozenset(rules)
+    return out
+
+
+def threshold_curve(results: Sequence[dict[str, Any]], thresholds: Sequence[float]) -> list[dict[str, Any]]:
+    """Catch rate and false-flag rate at other similarity thresholds, from one run: the threshold decides only the
+    sentences whose verdict recorded a similarity (every rule passed and no word overlap supported them)."""
+    out = []
+    for t in thresholds:
+        flags = [(r["label"], r["flagged"] if r.get("similarity") is None else r["similarity"] < t) for r in results]
+        wrong = [f for label, f in flags if label == "wrong"]
+        faithful = [f for label, f in flags if label == "faithful"]
+        out.append({"threshold": t, "catch_rate": sum(wrong) / len(wrong) if wrong else None,
+                    "false_flag_rate": sum(faithful) / len(faithful) if faithful else None})  # fmt: skip
     return out

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval.suites import CLAIMS, Suite, all_suites, file_suite, pick, sha256
+from eval.suites import CLAIMS, EXTERNAL, Suite, all_suites, file_suite, pick, sha256
 from rag.cli.output import say
 from rag.errors import RagError
 from rag.settings import Settings
@@ -37,6 +37,9 @@ def _print_summary(summary: dict[str, Any], report: Path) -> None:
     for split, block in (summary.get("claims") or {}).items():
         say(f"  claims {split}: {_f(block.get('catch_rate'))} of wrong sentences caught, "
               f"{_f(block.get('false_flag_rate'))} of faithful ones flagged")  # fmt: skip
+    for half, labels in ((summary.get("scifact_pairs") or {}).get("halves") or {}).items():
+        say(f"  SciFact pairs {half}: " + ", ".join(f"{label} flagged {b['flagged']}/{b['n']}"
+                                                    for label, b in labels.items()))  # fmt: skip
     for name, s in suites.items():
         if s.get("replay"):
             sc = s["replay"]["scores"]
@@ -166,9 +169,11 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         summaries[suite.name], results[suite.name] = summary, rows
 
     claims: dict[str, Any] = {}
+    scifact: dict[str, Any] = {}
     if claims_checker is not None and not getattr(args, "no_claims", False):
         claims, claim_rows = _claims(claims_checker)
         details.update({f"claims-{split}": r for split, r in claim_rows.items()})
+        scifact, details["scifact-pairs"] = _scifact_pairs(claims_checker)
     if claims_checker is not None:
         claims_checker.close()
 
@@ -181,6 +186,8 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     }
     if claims:
         summary_all["claims"] = claims
+    if scifact:
+        summary_all["scifact_pairs"] = scifact
     report = write_outputs(out_dir, summary_all, results, details=details, compare_dir=compare_dir,
                            compare_with=before)  # fmt: skip
     _print_summary(summary_all, report)
@@ -240,8 +247,25 @@ def _replay(run: _Run, suite: Suite, settings: Settings) -> tuple[dict[str, Any]
     ]
 
 
+def _scifact_pairs(assistant: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The SciFact checker pairs (eval.scifact_pairs), when ../shared/external/scifact is there."""
+    from eval.scifact_pairs import load_pairs, run_pairs, summarize_pairs
+    from rag.progress import ProgressBar
+
+    folder = EXTERNAL / "scifact"
+    if not (folder / "pairs_train.jsonl").exists():
+        say(f"SciFact checker pairs skipped: {folder} not found (CC BY-NC, read from there only)", err=True)
+        return {}, []
+    pairs, papers = load_pairs(folder)
+    checker = assistant.checker
+    with ProgressBar("SciFact checker pairs", unit="pair") as bar:
+        rows = run_pairs(pairs, papers, checker, progress=bar.update)
+    return {"file": str(folder / "pairs_train.jsonl"), **summarize_pairs(rows, checker.threshold)}, rows
+
+
 def _claims(assistant: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    from eval.claims import load_claims, rule_ablation, run_claims, summarize_claims
+    from eval.claims import load_claims, rule_ablation, run_claims, summarize_claims, threshold_curve
+    from eval.scifact_pairs import CURVE
 
     summaries, rows = {}, {}
     for split in ("dev", "dev_extra", "test"):
@@ -252,4 +276,6 @@ def _claims(assistant: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, An
             rows[split] = run_claims(claims, checker, paper)
             summaries[split] = {"file": str(path), "sha256": sha256(path), **summarize_claims(rows[split]),
                                 "rules": rule_ablation(claims, checker, paper)}  # fmt: skip
+            if split != "test":  # the trade-off is shown where it may be tuned
+                summaries[split]["curve"] = threshold_curve(rows[split], CURVE)
     return summaries, rows

@@ -21,6 +21,8 @@ PLOTS = {
     "metrics_by_suite.png": "Key metrics per suite (dev and held-out test)",
     "metrics_by_type.png": "Metrics by question type (held-out suite)",
     "claims_by_kind.png": "Claim check: share flagged per kind",
+    "claims_by_label.png": "SciFact checker pairs: share flagged per label",
+    "claims_threshold.png": "Claim check: the similarity threshold's trade-off on dev",
     "latency.png": "Answer latency",
 }
 
@@ -110,6 +112,28 @@ def make_plots(
         ax.set(ylabel="share flagged", title="Claim check: wrong kinds should be high, faithful kinds low")
         ax.legend(fontsize=8)
         save(fig, "claims_by_kind.png")
+
+    pairs = summary.get("scifact_pairs") or {}
+    if pairs:
+        labels = ["SUPPORT", "CONTRADICT", "WRONG_PAPER"]
+        fig, ax = plt.subplots(figsize=(6.8, 4.4))
+        _bars(ax, labels, {h: [_nan(pairs["halves"][h][lb]["rate"]) for lb in labels] for h in ("tune", "report")})
+        ax.set(ylabel="share flagged", title="SciFact pairs: SUPPORT should be low, the others high")
+        ax.legend(fontsize=8)
+        save(fig, "claims_by_label.png")
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        curve = pairs["curve"]
+        ax.plot([_nan(c["SUPPORT"]) for c in curve], [_nan(c["CONTRADICT"]) for c in curve], "o-", label="SciFact tune")
+        for split, block in (summary.get("claims") or {}).items():
+            if block.get("curve"):
+                pts = block["curve"]
+                ax.plot([_nan(c["false_flag_rate"]) for c in pts], [_nan(c["catch_rate"]) for c in pts], "s--",
+                        label=f"claims {split}")  # fmt: skip
+        ax.set(xlabel="faithful / supported flagged", ylabel="wrong / contradicted caught",
+               title=f"Similarity threshold {curve[0]['threshold']:g}..{curve[-1]['threshold']:g} (default "
+               f"{pairs['threshold']:g})")  # fmt: skip
+        ax.legend(fontsize=8)
+        save(fig, "claims_threshold.png")
 
     latencies = [float(r["latency_s"]) for rows in results.values() for r in rows
                  if isinstance(r.get("latency_s"), int | float)]  # fmt: skip

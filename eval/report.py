@@ -19,7 +19,7 @@ from eval.gates import gate_status
 from eval.markdown import cell, fmt, table
 from eval.metrics import summarize
 from eval.plots import PLOTS, make_plots
-from eval.report_extra import claims_section, replay_section
+from eval.report_extra import claims_section, replay_section, scifact_section
 from eval.worst import worst_sections
 from rag.errors import RagError
 
@@ -144,6 +144,8 @@ def render_report(
     lines += _side_by_side(suites)
     if summary.get("claims"):
         lines += claims_section(summary["claims"])
+    if summary.get("scifact_pairs"):
+        lines += scifact_section(summary["scifact_pairs"], summary.get("claims"))
     replays = {n: s["replay"] for n, s in suites.items() if s.get("replay")}
     if replays:
         lines += replay_section(replays)

@@ -39,6 +39,38 @@ def claims_section(claims: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+_HOW = {"SUPPORT": "flagged (false flags)", "CONTRADICT": "labelled contradicted or not found",
+        "WRONG_PAPER": "flagged (caught)"}  # fmt: skip
+
+
+def scifact_section(pairs: Mapping[str, Any], claims: Mapping[str, Any] | None = None) -> list[str]:
+    """SciFact checker pairs per label and half, the label distribution, and the threshold trade-off on dev."""
+    halves = pairs["halves"]
+    lines = ["## SciFact checker pairs (offline check on real abstracts)", "",
+             "Expert claims checked as an answer sentence citing one SciFact abstract (train claims; CC BY-NC, read "
+             "from ../shared/external/scifact). Pairs split by claim id: *tune* (even ids) is what the rules were "
+             "tuned on, *report* (odd ids) was only measured. Targets: SUPPORT flagged <= 0.10, CONTRADICT >= 0.50, "
+             "WRONG_PAPER >= 0.98.", ""]  # fmt: skip
+    rows = []
+    for label, how in _HOW.items():
+        rows.append([label, how] + [f"{fmt(b['rate'])} ({b['flagged']}/{b['n']})" if (b := halves[h][label])["n"]
+                                    else "–" for h in ("tune", "report", "all")])  # fmt: skip
+    lines += table(["pairs", "share", "tune", "report", "all"], rows, "llrrr") + [""]
+    rows = [[label, ", ".join(f"{k} {v}" for k, v in halves["all"][label]["labels"].items())] for label in _HOW]
+    lines += ["Labels the check gave (all pairs):", ""] + table(["pairs", "check labels"], rows) + [""]
+    head = ["similarity threshold", "SUPPORT flagged", "CONTRADICT caught", "WRONG_PAPER flagged"]
+    rows = [[("**" + fmt(c["threshold"]) + "**") if abs(c["threshold"] - pairs["threshold"]) < 1e-9
+             else fmt(c["threshold"]), *(fmt(c[label]) for label in _HOW)] for c in pairs["curve"]]  # fmt: skip
+    lines += ["Trade-off of the similarity threshold on the tuning half (the default in bold):", ""]
+    lines += table(head, rows) + [""]
+    for split, block in (claims or {}).items():
+        if block.get("curve"):
+            rows = [[fmt(c["threshold"]), fmt(c["catch_rate"]), fmt(c["false_flag_rate"])] for c in block["curve"]]
+            lines += [f"The same trade-off on the own claims benchmark, {split}:", ""]
+            lines += table(["similarity threshold", "wrong caught", "faithful flagged"], rows) + [""]
+    return lines
+
+
 def replay_section(replays: Mapping[str, Any]) -> list[str]:
     names = list(replays)
     lines = ["## Recorded strong-model answers (`--replay`)", "",

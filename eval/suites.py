@@ -15,6 +15,7 @@ Public benchmarks (dev splits, eval/README.md): PubMedQA is MIT and bundled (`ev
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 SETS = Path(__file__).resolve().parent / "sets"
 RECORDED = Path(__file__).resolve().parent / "recorded"
 CLAIMS = Path(__file__).resolve().parent / "claims"
-EXTERNAL = REPO.parent / "shared" / "external"  # beside the checkout, as in CI
+# beside the checkout, as in CI; RAG_EVAL_EXTERNAL points elsewhere (a git worktree is not beside the shared folder)
+EXTERNAL = Path(os.environ.get("RAG_EVAL_EXTERNAL") or REPO.parent / "shared" / "external")
 FINDINGS = "findings.jsonl"  # beside a question file: each question's own-paper findings ("leads with a finding")
 
 

@@ -37,7 +37,7 @@ LIBRARY_HOMES = {
 }
 STAGES = ["rag.corpus", "rag.index", "rag.retrieve", "rag.answer"]  # each may import the ones before it
 GROUND = ["rag.types", "rag.errors", "rag.settings", "rag.ports", "rag.filters", "rag.text", "rag.redact",
-          "rag.runlog", "rag.progress", "rag.roles", "rag.safe_text"]  # fmt: skip
+          "rag.runlog", "rag.progress", "rag.roles", "rag.safe_text", "rag.check_text"]  # fmt: skip
 EDGE = ("rag.adapters", "rag.factory")
 
 

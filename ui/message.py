@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag.answer.citations import strip_markers
 from rag.answer.followup import adds_words
+from rag.check_text import flag_lines, flagged, meaning, symbol
 from rag.export import answer_markdown
 from rag.types import Answer
 from ui.cards import UNSUPPORTED_ONLY, relevance, where
@@ -76,34 +77,50 @@ def find_sentence(text: str, sentence: str, start: int = 0) -> tuple[int, int] |
     return (m.start(), m.end()) if m else None
 
 
-def _marked(text: str, pending: list[str], link: Callable[[int], str | None]) -> str:
+def _flag_span(inner: str, label: str | None) -> str:
+    """An unsupported sentence, marked with its label's symbol and meaning (✗ contradicted, ? not found, …)."""
+    if label is None:
+        return f'<span class="unsupported" title="{UNSUPPORTED_TIP}">⚠ {inner}</span>'
+    slug = label.replace(" ", "-")
+    return f'<span class="unsupported check-{slug}" title="{esc(meaning(label))}">{symbol(label)} {inner}</span>'
+
+
+def _marked(
+    text: str, pending: list[str], link: Callable[[int], str | None], labels: Mapping[str, str] | None = None
+) -> str:
     """One line: cites linked, the first place of each pending unsupported sentence wrapped (and taken off)."""
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, str | None]] = []
     for sentence in list(pending):
         hit = find_sentence(text, sentence)
-        if hit is not None and not any(s < hit[1] and hit[0] < e for s, e in spans):
-            spans.append(hit)
+        if hit is not None and not any(s < hit[1] and hit[0] < e for s, e, _ in spans):
+            spans.append((*hit, (labels or {}).get(sentence)))
             pending.remove(sentence)
     out, pos = [], 0
-    for s, e in sorted(spans):
+    for s, e, label in sorted(spans, key=lambda x: x[0]):
         out.append(_inline(text[pos:s], link))
-        out.append(f'<span class="unsupported" title="{UNSUPPORTED_TIP}">⚠ {_inline(text[s:e], link)}</span>')
+        out.append(_flag_span(_inline(text[s:e], link), label))
         pos = e
     return "".join(out) + _inline(text[pos:], link)
 
 
-def body(text: str, unsupported: Sequence[str], link: Callable[[int], str | None]) -> tuple[str, list[str]]:
-    """Paragraphs and lists of the text, each line marked; also the unsupported sentences not found in it."""
+def body(
+    text: str,
+    unsupported: Sequence[str],
+    link: Callable[[int], str | None],
+    labels: Mapping[str, str] | None = None,
+) -> tuple[str, list[str]]:
+    """Paragraphs and lists of the text, each line marked (with the check's label of each unsupported sentence,
+    when known); also the unsupported sentences not found in it."""
     pending = list(unsupported)
     blocks = []
     for block in (b for b in re.split(r"\n\s*\n", text.strip()) if b.strip()):
         lines = [ln for ln in block.split("\n") if ln.strip()]
         for is_item, run in itertools.groupby(lines, key=lambda ln: bool(_ITEM.match(ln))):
             if is_item:
-                items = "".join(f"<li>{_marked(_ITEM.sub('', ln), pending, link)}</li>" for ln in run)
+                items = "".join(f"<li>{_marked(_ITEM.sub('', ln), pending, link, labels)}</li>" for ln in run)
                 blocks.append(f"<ul>{items}</ul>")
             else:
-                blocks.append("<p>" + "<br>".join(_marked(ln, pending, link) for ln in run) + "</p>")
+                blocks.append("<p>" + "<br>".join(_marked(ln, pending, link, labels) for ln in run) + "</p>")
     return "".join(blocks), pending
 
 
@@ -192,7 +209,20 @@ def _notes(turn: Turn, unplaced: Sequence[str], link: Callable[[int], str | None
     if not a.complete:
         notes.append('<p class="incomplete">⚠ Incomplete: the model\'s answer was cut off; what arrived is shown, and '
                      "the note below says why.</p>")  # fmt: skip
-    if unplaced:
+    if checks := flagged(a.sentence_checks):
+        titles = [h.paper.title for h in turn.sources]
+        lis = []
+        for c in checks:
+            head, why, evidence = flag_lines(c, titles)
+            extra = "".join(f'<div class="check-detail">{txt(x)}</div>' for x in (why and f"why: {why}", evidence)
+                            if x)  # fmt: skip
+            lis.append(f'<li class="check-{c.label.replace(" ", "-")}"><b>{esc(head)}</b>: '
+                         f"{_inline(c.sentence, link)}{extra}</li>")  # fmt: skip
+        notes.append(
+            '<div class="sentence-checks" role="note"><p>Checked against the cited papers '
+            "(✗ contradicted, ⇄ wrong paper, ? not found):</p><ul>" + "".join(lis) + "</ul></div>"
+        )
+    elif unplaced:
         items = "".join(f"<li>{_inline(s, link)}</li>" for s in unplaced)
         notes.append(f'<p class="unsupported" title="{UNSUPPORTED_TIP}">⚠ Not supported by the cited sources:</p>'
                      f"<ul>{items}</ul>")  # fmt: skip
@@ -231,7 +261,8 @@ def render_message(turn: Turn, view: View) -> str:
                                   "Searching the index…"))  # fmt: skip
     else:
         shown, cut = _cut(a.text, view)
-        html, unplaced = body(shown, a.unsupported, link)
+        labels = {c.sentence: c.label for c in a.sentence_checks if not c.supported}
+        html, unplaced = body(shown, a.unsupported, link, labels)
         parts += [f'<div class="answer-body">{html}</div>', cut, _notes(turn, unplaced, link), chips(turn, view)]
     if a is not None:
         parts.append(answer_meta(turn, view, f"No paper matches your filters: {turn.filters}." if no_match else None))

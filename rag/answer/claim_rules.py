@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rag.answer.names import NameForms, abbreviations, plain
 from rag.answer.word_rarity import zipf
 from rag.index.lexical import STOPWORDS
 
@@ -70,7 +71,9 @@ class SourceVocabulary:
     """The words of the cited sources, for "does the source say this word?" questions (stems and prefixes)."""
 
     def __init__(self, text: str) -> None:
+        text = plain(text)
         tokens = [norm(w) for w in words(text)]
+        self.forms = NameForms(tokens, text)
         self.exact = set(tokens)
         self.stems = {stem(t) for t in tokens} | {stem(p) for t in tokens for p in t.split("-")}
         self.parts = {p for t in tokens for p in t.split("-")}
@@ -83,10 +86,14 @@ class SourceVocabulary:
         w = norm(word)
         if w in self.exact or w in self.parts or stem(w) in self.stems:
             return True
+        if self.forms.has(word):  # "iPSCderived", "Post-transcriptional", "leukaemia", "coatmer"
+            return True
         if "-" in w:
             return all(self.has(p) for p in w.split("-") if p)
         # an acronym inside a source token ("SGD" in "bSGD"), or a shared long prefix ("hyperspherical")
-        if word.isupper() and len(word) >= 2 and (w in self.initialisms or any(w in t for t in self.exact)):
+        acronym = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "EVs", "VSMCs"
+        a = norm(acronym)
+        if acronym.isupper() and len(acronym) >= 2 and (a in self.initialisms or any(a in t for t in self.exact)):
             return True
         s_w = stem(w)
         return len(s_w) >= 5 and any(len(s) >= 5 and (s_w.startswith(s) or s.startswith(s_w)) for s in self.stems)
@@ -111,17 +118,46 @@ def _specific(word: str, first: bool) -> bool:
     return zipf(w) < RARE_ZIPF and not _VERB_FORM.search(w)
 
 
-def missing_specific_terms(claim: str, vocab: SourceVocabulary) -> list[str]:
+def _defined_in_claim(claim: str, vocab: SourceVocabulary) -> set[str]:
+    """Words of the claim's own "long form (ABBR)" pairs that the source names in one of the two forms."""
+    out: set[str] = set()
+    for short, long in abbreviations(claim):
+        long_words = [w for w in words(long) if _specific(w, False)]
+        if vocab.has(short) or (long_words and all(vocab.has(w) for w in long_words)):
+            out |= {short, *words(long)}
+    return out
+
+
+def _name_like(word: str) -> bool:
+    """Capitalised inside the sentence, an acronym, or with digits: a name, not merely a rare word."""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or word[:1].isupper()
+
+
+def missing_specific_terms(claim: str, vocab: SourceVocabulary, names_only: bool = False) -> list[str]:
+    """The claim's specific terms the source lacks; `names_only`: rare lower-case words ("neurotransmission") are
+    let through (the caller found a source sentence close enough to count as a paraphrase)."""
+    claim = plain(claim)
+    defined = _defined_in_claim(claim, vocab)
     out = []
     for i, word in enumerate(words(claim)):
+        if word in defined:
+            continue
         if word[0].isdigit():
             continue  # numbers have their own rule
+        if any(c.isdigit() for c in word):  # a name with digits ("IL-6", "HIV-1") is there as it is, or not at all
+            if not (vocab.forms.has(word) or norm(word) in vocab.exact) and word not in out:
+                out.append(word)
+            continue
         if "-" in word:  # a compound adds a term only through a specific part the source lacks
+            if vocab.forms.has(word):
+                continue
             new = [part for part in word.split("-") if part and _specific(part, False) and not vocab.has(part)]
             if new and word not in out:
                 out.append(word)
         elif _specific(word, i == 0) and not vocab.has(word) and word not in out:
             out.append(word)
+    if names_only:
+        out = [w for w in out if _name_like(w) or any(_name_like(p) for p in w.split("-"))]
     denied = _negated(claim)  # "does not train a transformer scorer": a term the claim rules out is no invention
     return [w for w in out if stem(norm(w)) not in denied]
 
@@ -198,15 +234,23 @@ def _negated(text: str, without: bool = False) -> set[str]:
     for m in matches:
         after = [stem(norm(w)) for w in words(text[m.end() :])[:NEGATION_SCOPE]]
         out |= {w for w in after if w not in _FUNCTION and len(w) > 2}
+    if without:  # "exemplar-free" denies exemplars as "without exemplars" does
+        out |= {stem(norm(m.group(1))) for m in _FREE.finditer(text)}
     return out
 
 
-def polarity_mismatch(claim: str, evidence: str) -> str | None:
+_FREE = re.compile(r"\b([A-Za-z]{3,})-free\b", re.I)
+
+
+def polarity_mismatch(claim: str, evidence: str, source: str | None = None) -> str | None:
     """The claim negates (or opposes) what its closest source sentence says, or the other way round: a negation
     counts when what it governs is also in the other sentence (so "not only" in another clause does not)."""
     c_stems, e_stems = {stem(norm(w)) for w in words(claim)}, {stem(norm(w)) for w in words(evidence)}
     c_neg = _negated(claim, without=True)
-    if c_neg & e_stems and not _negated(evidence, without=True):
+    # a negation the source itself states elsewhere ("without retaining exemplars", "exemplar-free") corrects a
+    # premise; it does not contradict the closest sentence
+    stated = bool(source and c_neg & _negated(source, without=True))
+    if c_neg & e_stems and not _negated(evidence, without=True) and not stated:
         return "says the opposite of the source (negation)"
     if _negated(evidence) & c_stems and not c_neg:
         return "drops the source's negation"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rag.check_text import flag_lines, flagged
 from rag.cli.output import one_line, print_json, say
 from rag.factory import open_assistant
 from rag.filters import Filters
@@ -37,6 +38,25 @@ def print_notes(answer: Answer) -> None:
         say(f"note: {one_line(note)}", err=True)
 
 
+def print_flags(answer: Answer) -> None:
+    """Each sentence the check did not support, with its label (✗ contradicted, ? not found, ⇄ wrong paper), why,
+    and the evidence sentence; text from sources and the model goes through `say` (no control characters)."""
+    checks = flagged(answer.sentence_checks)
+    if not checks and not answer.unsupported:
+        return
+    say("\nChecked against the cited papers (✗ contradicted, ⇄ wrong paper, ? not found):")
+    titles = [h.paper.title for h in answer.sources]
+    for c in checks:
+        head, why, evidence = flag_lines(c, titles)
+        say(f"  {head}\n    {c.sentence}")
+        if why:
+            say(f"    why: {one_line(why)}")
+        if evidence:
+            say(f"    {one_line(evidence)}")
+    for sentence in answer.unsupported if not checks else ():  # judged by a check that kept no labels
+        say(f"  ! {sentence}")
+
+
 def print_answer_footer(answer: Answer, streamed: str) -> None:
     """Everything after the streamed text; all of it goes through `say`, which drops terminal control characters
     (a model or an abstract may carry escape sequences)."""
@@ -44,10 +64,7 @@ def print_answer_footer(answer: Answer, streamed: str) -> None:
         say("\n\nVerified answer:\n" + answer.text)
     if not answer.complete:
         say("\n[incomplete: the model's answer was cut off]")
-    if answer.unsupported:
-        say("\nNot supported by the cited sources (treat with care):")
-        for sentence in answer.unsupported:
-            say(f"  ! {sentence}")
+    print_flags(answer)
     if answer.abstained and answer.sources:
         say("\nClosest papers:")
         for n, h in enumerate(answer.sources, 1):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag.check_text import flag_lines, flagged
 from rag.safe_text import md_escape, md_link
 from rag.text import pages_label
 from rag.types import Answer, Citation, Paper
@@ -46,6 +47,21 @@ def reference_line(citation: Citation | None, paper: Paper, n: int | None = None
     return f"[{number}] " + " ".join(parts)
 
 
+def _flags(answer: Answer) -> list[str]:
+    """The sentences the check did not support, each with its label, why, and the evidence sentence."""
+    checks = flagged(answer.sentence_checks)
+    if not checks:
+        unlabelled = [f"- {md_escape(s)}" for s in answer.unsupported]
+        return ["", "**Not supported by the cited sources:**", "", *unlabelled] if unlabelled else []
+    titles = [h.paper.title for h in answer.sources]
+    lines = ["", "**Checked against the cited papers** (✗ contradicted, ⇄ wrong paper, ? not found):", ""]
+    for c in checks:
+        head, why, evidence = flag_lines(c, titles)
+        lines.append(f"- **{md_escape(head)}**: {md_escape(c.sentence)}")
+        lines += [f"  - {md_escape(x)}" for x in (f"why: {why}" if why else None, evidence) if x]
+    return lines
+
+
 def answer_markdown(answer: Answer, *, heading: bool = True) -> str:
     """One answer: the question as a heading (unless `heading=False`), the verified text, the unsupported
     sentences flagged, and the references (or, for an abstention, the closest papers)."""
@@ -53,9 +69,7 @@ def answer_markdown(answer: Answer, *, heading: bool = True) -> str:
     lines.append(answer.text.strip())
     if not answer.complete:
         lines += ["", "*The answer was cut off before it was complete.*"]
-    if answer.unsupported:
-        lines += ["", "**Not supported by the cited sources:**", ""]
-        lines += [f"- {md_escape(s)}" for s in answer.unsupported]
+    lines += _flags(answer)
     if answer.abstained and answer.sources:
         lines += ["", "**Closest papers**", ""]
         lines += [f"- {reference_line(None, h.paper, n)}" for n, h in enumerate(answer.sources, 1)]

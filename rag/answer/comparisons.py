@@ -1,0 +1,143 @@
+"""Quantities and comparisons, for the sentence check: what a number counts, and which way an effect or a
+comparison goes.
+
+- direction: the claim says an effect goes one way ("reduces", "inhibits", "lower", "negatively") where its
+  evidence sentence says the other ("increased", "promotes", "higher", "positively") about the same thing;
+- reversed comparison: "A is more stable than B" where the evidence says "B is more stable than A" (or "A is
+  less stable than B");
+- units: a number is checked with what it counts: "213,000 square kilometres" is not "213,000 wells".
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.claim_rules import _FUNCTION, _VERB_FORM, norm, stem, words
+
+# prefixes of words that say which way an effect goes
+_UP = ("increas", "rais", "rise", "rose", "higher", "greater", "enhanc", "promot", "activat", "elevat", "positiv",
+       "improv", "accelerat", "exacerbat", "encourag", "stimulat", "upregulat", "augment", "boost", "strengthen")
+_DOWN = ("decreas", "reduc", "lower", "fewer", "inhibit", "imped", "suppress", "deactivat", "inactivat", "attenuat",
+         "negativ", "dampen", "impair", "downregulat", "diminish", "weaken", "declin", "lessen", "cut", "drop",
+         "fell", "fall")  # fmt: skip
+_DIRECTION_SCOPE = 4  # words after a direction word that say what it applies to
+
+
+def _direction(word: str) -> int:
+    w = norm(word)
+    if w.startswith(("non", "un", "in")) and w[2:].startswith(_UP + _DOWN):
+        return 0  # "unimproved", "inactivated" are states, not effects
+    if w.startswith(_UP):
+        return 1
+    if w.startswith(_DOWN):
+        return -1
+    return 0
+
+
+def _directed(text: str) -> dict[int, set[str]]:
+    """Per direction, the content stems the direction words of the text apply to (the next few words)."""
+    tokens = words(text)
+    out: dict[int, set[str]] = {1: set(), -1: set()}
+    for i, t in enumerate(tokens):
+        d = _direction(t)
+        if d:
+            after = [stem(norm(w)) for w in tokens[i + 1 : i + 1 + _DIRECTION_SCOPE]]
+            out[d] |= {w for w in after if w not in _FUNCTION and len(w) > 2} or {"_"}
+    return out
+
+
+def direction_mismatch(claim: str, evidence: str) -> str | None:
+    """The claim's effect goes only one way, the evidence's only the other, about something both name."""
+    c, e = _directed(claim), _directed(evidence)
+    for d in (1, -1):
+        if c[d] and not c[-d] and e[-d] and not e[d] and (c[d] & e[-d] - {"_"}):
+            said, source = ("an increase", "a decrease") if d == 1 else ("a decrease", "an increase")
+            return f"says {said} where the source says {source}"
+    return None
+
+
+_THAN = re.compile(r"\bthan\b", re.I)
+_COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|better|worse|larger|smaller|faster|slower|"
+                          r"stronger|weaker|longer|shorter|bigger|older|younger|earlier|later|heavier|easier|harder)\b",
+                          re.I)  # fmt: skip
+_LESS = frozenset("less fewer lower worse smaller slower weaker shorter younger earlier".split())
+_NOT_COMPARATIVE = frozenset("other rather either neither whether however under over after never ever power".split())
+
+
+def _content(part: str) -> set[str]:
+    return {stem(norm(w)) for w in words(part) if norm(w) not in _FUNCTION and len(w) > 2}
+
+
+def _sides(text: str) -> tuple[set[str], int, set[str]] | None:
+    """(what is compared: content stems before "than", the comparison's direction, what it is compared with) of
+    "A is more X than B" or "X is higher in A than in B"; "more than ten" is a quantity, not a comparison."""
+    for m in _THAN.finditer(text):
+        before = text[: m.start()]
+        comps = [c for c in _COMPARATIVE.finditer(before) if c.group(1).lower() not in _NOT_COMPARATIVE]
+        if not comps or comps[-1].end() >= len(before.rstrip()):
+            continue  # no comparative, or one right before "than" ("more than ten")
+        comp = comps[-1].group(1).lower()
+        sign = -1 if comp in _LESS or _direction(comp) < 0 else 1
+        clause = re.split(r"[,;:]", before)[-1]
+        after = re.split(r"[,;:.]", text[m.end() :])[0]
+        return _content(clause) - {stem(comp)}, sign, _content(" ".join(words(after)[:6]))
+    return None
+
+
+def reversed_comparison(claim: str, evidence: str) -> str | None:
+    """"A is more X than B" against "B is more X than A" or "A is less X than B"."""
+    c, e = _sides(claim), _sides(evidence)
+    if c is None or e is None:
+        return None
+    (c_left, c_sign, c_right), (e_left, e_sign, e_right) = c, e
+    c_left, c_right = c_left - c_right, c_right - c_left  # what tells the two sides apart ("deeper" / "wider")
+    e_left, e_right = e_left - e_right, e_right - e_left
+    swapped = bool(c_left & e_right) and bool(c_right & e_left) and not (c_left & e_left and c_right & e_right)
+    same = bool(c_left & e_left) and bool(c_right & e_right) and not swapped
+    if (swapped and c_sign == e_sign) or (same and c_sign != e_sign):
+        return "reverses the comparison the source makes"
+    return None
+
+
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?!\w)")
+_SCALE_WORDS = frozenset("k m b thousand million billion hundred times fold percent per".split())
+_VERB = _VERB_FORM
+UNIT_WINDOW = 6  # words after a number in the source that may say what it counts ("57 classification ... tasks")
+
+
+def _after(text: str, end: int, n: int) -> list[str]:
+    return [stem(norm(w)) for w in words(text[end:])[:n] if not w[0].isdigit()]
+
+
+def _units(text: str) -> dict[str, set[str]]:
+    """Per number of the source, the stems of the words that follow it."""
+    out: dict[str, set[str]] = {}
+    for m in _NUMBER.finditer(text):
+        out.setdefault(m.group(1).replace(",", ""), set()).update(_after(text, m.end(), UNIT_WINDOW))
+    return out
+
+
+def unit_mismatch(claim: str, source: str) -> str | None:
+    """A number of the claim whose next content words (its unit, or what it counts) follow that number nowhere in
+    the source: "213,000 square kilometres" against "213,000 wells"."""
+    src = _units(source)
+    skip = {stem(w) for w in _FUNCTION | _SCALE_WORDS}
+    for m in _NUMBER.finditer(claim):
+        known = src.get(m.group(1).replace(",", ""))
+        if not known or claim[m.end() : m.end() + 1] == "%":
+            continue
+        nxt = re.match(r"\s*([A-Za-z][A-Za-z-]*)", claim[m.end() :])  # the very next word, no punctuation between
+        before = words(claim[: m.start()])[-1:]
+        year = len(m.group(1)) == 4 and m.group(1)[:2] in ("19", "20")
+        if nxt is None or year or (before and before[0][0].isupper()) or _VERB.search(nxt.group(1).lower()):
+            continue  # a version ("Eval 2.0"), a year, or a number followed by a verb or a clause
+        phrase = re.match(r"[\sA-Za-z-]*", claim[m.end() :])  # up to the next punctuation
+        heads = [w for w in _after(phrase.group() if phrase else "", 0, 2) if w not in skip]
+        if stem(norm(nxt.group(1))) in skip:
+            continue
+        if not heads or set(heads) & known or any(h[:5] == k[:5] for h in heads for k in known if len(k) >= 5):
+            continue
+        if not known - skip:
+            continue  # the source says nothing about what its number counts
+        return f"{m.group(1)} {' '.join(words(claim[m.end():])[:2])}: the source gives {m.group(1)} for something else"
+    return None
