@@ -75,3 +75,21 @@ def test_a_close_paraphrase_may_add_a_rare_word_but_not_a_name():
     assert not v.supported and "GRIN2B" in (v.reason or "")
     checker.paraphrase = 1.01  # nothing is close enough: the rare word is a term the source lacks
     assert not checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("FOXO3 lowers the levels.", "A FOXO3-driven pathway lowers the levels."),
+        ("Clocks gate division in NIH 3T3 cells.", "Clocks gate division in NIH3T3 cells."),
+        ("Clocks gate cell division in NIH 3T3 cells.", "Clocks gate cell division in NIH3T3 cells."),
+        ("SIRT1 controls the protein.", "The protein is controlled in a SIRT1-dependent manner."),
+    ],
+)
+def test_a_name_with_digits_is_found_inside_a_compound_or_glued_form(claim, source):
+    assert missing_specific_terms(claim, SourceVocabulary(source)) == []
+
+
+def test_a_name_with_other_digits_is_still_missing():
+    source = SourceVocabulary("A FOXO3-driven pathway lowers the levels in NIH3T3 cells.")
+    assert missing_specific_terms("FOXO1 lowers the levels in NIH 3T4 cells.", source) == ["FOXO1", "T4"]
