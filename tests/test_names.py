@@ -93,3 +93,8 @@ def test_a_name_with_digits_is_found_inside_a_compound_or_glued_form(claim, sour
 def test_a_name_with_other_digits_is_still_missing():
     source = SourceVocabulary("A FOXO3-driven pathway lowers the levels in NIH3T3 cells.")
     assert missing_specific_terms("FOXO1 lowers the levels in NIH 3T4 cells.", source) == ["FOXO1", "T4"]
+
+
+def test_the_second_number_of_a_glued_name_pair_is_no_quantity():
+    assert quantities("Oct3/4 binds Sox2; MEK1/2 and HIV1/2 too") == set()
+    assert quantities("3/4 of cases in 2019/2020") == {"3", "4", "2019", "2020"}

@@ -25,7 +25,7 @@ URL = re.compile(
     re.I,
 )
 # a standalone quantity: not glued to a letter ("A2", "IL-6"), not after "+"/"-" of a name ("+1 nucleosome" stays)
-_QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z][-/])\d+(?:[.,]\d+)*")
+_QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z][-/])(?<![A-Za-z]\d/)\d+(?:[.,]\d+)*")  # not the 4 of "Oct3/4"
 _NAME_NUMBER = re.compile(r"\b([A-Z][A-Za-z0-9]*)\s+(\d{1,2}(?:/\d{1,2})?)(?![\d.,%])(?!\s*(?:%|percent))")
 _ABBREVIATION = re.compile(r"((?:[\w'-]+\s+){1,8}?)\(([A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)")
 _SPELLING = ((re.compile(r"ae"), "e"), (re.compile(r"oe"), "e"), (re.compile(r"our\b"), "or"),
