@@ -69,12 +69,13 @@ def test_a_close_paraphrase_may_add_a_rare_word_but_not_a_name():
     source = "Glutamate release in the hypothalamus is required for energy balance."
     hit = Hit(Paper("q", "Energy balance", source), "q:0", source, 1.0, 1.0)
     checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
+    claim = "Glutamate neurotransmission in the hypothalamus keeps energy balance."  # our own sentence
     checker.paraphrase = 0.0  # every sentence counts as close here
-    assert checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported
-    v = checker.verdict("Energy balance requires hypothalamic glutamate via GRIN2B.", [hit])
+    assert checker.verdict(claim, [hit]).supported
+    v = checker.verdict("Glutamate via GRIN2B in the hypothalamus keeps energy balance.", [hit])
     assert not v.supported and "GRIN2B" in (v.reason or "")
     checker.paraphrase = 1.01  # nothing is close enough: the rare word is a term the source lacks
-    assert not checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported
+    assert not checker.verdict(claim, [hit]).supported
 
 
 @pytest.mark.parametrize(
