@@ -69,9 +69,33 @@ def test_a_close_paraphrase_may_add_a_rare_word_but_not_a_name():
     source = "Glutamate release in the hypothalamus is required for energy balance."
     hit = Hit(Paper("q", "Energy balance", source), "q:0", source, 1.0, 1.0)
     checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
+    claim = "Glutamate neurotransmission in the hypothalamus keeps energy balance."  # our own sentence
     checker.paraphrase = 0.0  # every sentence counts as close here
-    assert checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported
-    v = checker.verdict("Energy balance requires hypothalamic glutamate via GRIN2B.", [hit])
+    assert checker.verdict(claim, [hit]).supported
+    v = checker.verdict("Glutamate via GRIN2B in the hypothalamus keeps energy balance.", [hit])
     assert not v.supported and "GRIN2B" in (v.reason or "")
     checker.paraphrase = 1.01  # nothing is close enough: the rare word is a term the source lacks
-    assert not checker.verdict("Energy balance requires hypothalamic glutamate neurotransmission.", [hit]).supported
+    assert not checker.verdict(claim, [hit]).supported
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("FOXO3 lowers the levels.", "A FOXO3-driven pathway lowers the levels."),
+        ("Clocks gate division in NIH 3T3 cells.", "Clocks gate division in NIH3T3 cells."),
+        ("Clocks gate cell division in NIH 3T3 cells.", "Clocks gate cell division in NIH3T3 cells."),
+        ("SIRT1 controls the protein.", "The protein is controlled in a SIRT1-dependent manner."),
+    ],
+)
+def test_a_name_with_digits_is_found_inside_a_compound_or_glued_form(claim, source):
+    assert missing_specific_terms(claim, SourceVocabulary(source)) == []
+
+
+def test_a_name_with_other_digits_is_still_missing():
+    source = SourceVocabulary("A FOXO3-driven pathway lowers the levels in NIH3T3 cells.")
+    assert missing_specific_terms("FOXO1 lowers the levels in NIH 3T4 cells.", source) == ["FOXO1", "T4"]
+
+
+def test_the_second_number_of_a_glued_name_pair_is_no_quantity():
+    assert quantities("Oct3/4 binds Sox2; MEK1/2 and HIV1/2 too") == set()
+    assert quantities("3/4 of cases in 2019/2020") == {"3", "4", "2019", "2020"}

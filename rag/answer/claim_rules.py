@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rag.answer.names import NameForms, abbreviations, plain
+from rag.answer.names import NameForms, abbreviations, glued_forms, plain
 from rag.answer.word_rarity import zipf
 from rag.index.lexical import STOPWORDS
 
@@ -145,7 +145,8 @@ def missing_specific_terms(claim: str, vocab: SourceVocabulary, names_only: bool
         if word[0].isdigit():
             continue  # numbers have their own rule
         if any(c.isdigit() for c in word):  # a name with digits ("IL-6", "HIV-1") is there as it is, or not at all
-            if not (vocab.forms.has(word) or norm(word) in vocab.exact) and word not in out:
+            found = vocab.forms.has(word) or norm(word) in vocab.exact
+            if not (found or any(vocab.forms.has(g) for g in glued_forms(word, claim))) and word not in out:
                 out.append(word)
             continue
         if "-" in word:  # a compound adds a term only through a specific part the source lacks

@@ -25,7 +25,7 @@ URL = re.compile(
     re.I,
 )
 # a standalone quantity: not glued to a letter ("A2", "IL-6"), not after "+"/"-" of a name ("+1 nucleosome" stays)
-_QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z][-/])\d+(?:[.,]\d+)*")
+_QUANTITY = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z][-/])(?<![A-Za-z]\d/)\d+(?:[.,]\d+)*")  # not the 4 of "Oct3/4"
 _NAME_NUMBER = re.compile(r"\b([A-Z][A-Za-z0-9]*)\s+(\d{1,2}(?:/\d{1,2})?)(?![\d.,%])(?!\s*(?:%|percent))")
 _ABBREVIATION = re.compile(r"((?:[\w'-]+\s+){1,8}?)\(([A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)")
 _SPELLING = ((re.compile(r"ae"), "e"), (re.compile(r"oe"), "e"), (re.compile(r"our\b"), "or"),
@@ -99,6 +99,17 @@ def edits_at_most_one(a: str, b: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
+def glued_forms(word: str, text: str) -> list[str]:
+    """The forms a name with digits takes in the text around it: the whole run of letters and digits the word is
+    cut from ("T3" of "3T3"), and that run joined to the word before it ("NIH 3T3" = "NIH3T3")."""
+    runs = re.findall(r"[A-Za-z0-9]+", text)
+    out = []
+    for i, run in enumerate(runs):
+        if word in run:
+            out += [run, (runs[i - 1] if i else "") + run]
+    return [f for f in out if f != word]
+
+
 class NameForms:
     """The forms in which the sources write their names: squashed words and word pairs, and the abbreviations
     they define."""
@@ -106,6 +117,7 @@ class NameForms:
     def __init__(self, tokens: list[str], text: str) -> None:
         squashed = [squash(t) for t in tokens]
         self.squashed = set(squashed) | {a + b for a, b in zip(squashed, squashed[1:], strict=False)}
+        self.squashed |= {squash(p) for t in tokens if "-" in t for p in t.split("-")}  # "FOXO3" of "FOXO3-driven"
         self.by_length: dict[int, set[str]] = {}
         for s in self.squashed:
             self.by_length.setdefault(len(s), set()).add(s)
