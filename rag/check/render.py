@@ -14,7 +14,7 @@ def _paper(p: PaperRef) -> str:
     return f"{p.title} ({p.id})"
 
 
-def _summary_line(report: CheckReport) -> str:
+def summary_line(report: CheckReport) -> str:
     counts = report.counts
     parts = [f"{counts[label]} {label}" for label in LABELS if counts[label]]
     if report.suggested:
@@ -48,7 +48,7 @@ def text_report(report: CheckReport) -> str:
             lines.append(f"{pad}{related}")
         if s.llm:
             lines.append(f"{pad}LLM check: {s.llm}")
-    lines += ["", f"Summary: {_summary_line(report)}."]
+    lines += ["", f"Summary: {summary_line(report)}."]
     unknown = report.unknown_keys
     if unknown:
         listed = ", ".join(f"{k} (sentence{'s' if len(ns) > 1 else ''} {', '.join(map(str, ns))})"
@@ -71,7 +71,7 @@ def markdown_report(report: CheckReport) -> str:
     out = [f"# Draft check: {md_escape(report.file)}", "",
            f"{len(report.sentences)} sentences ({report.format}) checked against {report.library_papers} papers in "
            f"`{md_escape(report.collection)}` ({' + '.join(report.checks)}). **{report.flagged} flagged.**", "",
-           f"Summary: {md_escape(_summary_line(report))}.", ""]  # fmt: skip
+           f"Summary: {md_escape(summary_line(report))}.", ""]  # fmt: skip
     unknown = report.unknown_keys
     if unknown:
         out += ["Not in the library: " + ", ".join(f"`{md_escape(k)}`" for k in unknown) + ".", ""]
