@@ -147,3 +147,20 @@ def test_identifier_normalisation():
     assert normal_arxiv("https://arxiv.org/pdf/2410.09032v2") == "2410.09032"
     assert normal_arxiv("arXiv:hep-th/9901001v1") == "hep-th/9901001"
     assert normal_arxiv("smith2020") is None
+
+
+def test_a_bibtex_key_that_is_not_a_valid_id_indexes_and_resolves(tmp_path):
+    from rag.check.resolve import Library
+    from rag.corpus import read_papers
+
+    bib = tmp_path / "odd.bib"
+    bib.write_text("@article{Vaswani+17, title={Attention is all you need}, abstract={We propose the Transformer.}}\n"
+                   "@article{M\u00fcller:2020, title={Another paper}, abstract={We study things in depth here.}}\n"
+                   "@article{smith2020, title={A plain key}, abstract={Plain keys stay as they are.}}\n")  # fmt: skip
+    papers = list(read_papers([bib]))
+    assert [p.id for p in papers] == ["Vaswani_17", "Muller:2020", "smith2020"]
+    lib = Library(papers)
+    assert lib.resolve("Vaswani+17").paper.id == "Vaswani_17"
+    assert lib.resolve("M\u00fcller:2020").paper.id == "Muller:2020"
+    assert [s.keys for s in parse_draft("Raw LaTeX in Markdown \\cite{a, b} is read too.", "d.md").sentences] == [
+        ("a", "b")]

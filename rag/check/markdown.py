@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rag.check.citations import BREAK, mark_numbered, mark_pandoc, numbered_entries, reference_section
+from rag.check.citations import BREAK, mark_latex, mark_numbered, mark_pandoc, numbered_entries, reference_section
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)[^\n]*\n.*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
@@ -62,7 +62,7 @@ def strip_markdown(text: str) -> tuple[str, dict[str, str]]:
     text = _LINK_DEF.sub(BREAK, text)
     text = _FOOTNOTE_REF.sub("", text)
     text = _CODE.sub(lambda m: m.group(2), text)
-    text = mark_pandoc(text)
+    text = mark_latex(mark_pandoc(text))  # pandoc Markdown may hold raw LaTeX citations too
     text = mark_numbered(text)
     text = _IMAGE.sub("", text)
     text = _LINK.sub(lambda m: m.group(1), text)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from rag.corpus.bib import key_id
 from rag.types import Paper
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)", re.IGNORECASE)
@@ -120,6 +121,8 @@ class Library:
                 return Resolved(key, self.by_id[key], self._how(self.by_id[key]), entry)
             if (p := self.by_lower_id.get(key.lower())) is not None:
                 return Resolved(key, p, self._how(p), entry)
+            if (as_id := key_id(key)) and (p := self.by_lower_id.get(as_id.lower())) is not None:
+                return Resolved(key, p, self._how(p), entry)  # a BibTeX key that was not a valid id as written
             if (found := self.by_identifier(key)) is not None:
                 return Resolved(key, found[0], found[1], entry)
         if entry and (found := self.in_reference(entry)) is not None:
