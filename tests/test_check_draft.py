@@ -164,3 +164,13 @@ def test_a_bibtex_key_that_is_not_a_valid_id_indexes_and_resolves(tmp_path):
     assert lib.resolve("M\u00fcller:2020").paper.id == "Muller:2020"
     assert [s.keys for s in parse_draft("Raw LaTeX in Markdown \\cite{a, b} is read too.", "d.md").sentences] == [
         ("a", "b")]
+
+
+def test_rag_check_is_built_on_the_stages_not_on_adapters_or_the_interfaces():
+    from tests.test_architecture import IMPORTS, ROOT
+
+    outside = ("rag.adapters", "rag.factory", "rag.cli", "ui", "eval", "gradio", "chromadb", "openai")
+    problems = [f"{path.relative_to(ROOT)} imports {name}" for path, names in IMPORTS.items()
+                if str(path.relative_to(ROOT)).startswith("rag/check/") for name in names
+                if any(name == o or name.startswith(o + ".") for o in outside)]  # fmt: skip
+    assert problems == []

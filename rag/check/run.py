@@ -68,8 +68,7 @@ class DraftChecker:
         base = SentenceResult(n, sentence.line, sentence.text, cites, UNCITED)
         if not papers:
             label = NOT_IN_LIBRARY if sentence.keys else UNCITED
-            reason = (f"{', '.join(sentence.keys)} {'is' if len(sentence.keys) == 1 else 'are'} not in the library"
-                      if sentence.keys else "cites nothing")  # fmt: skip
+            reason = _unknown_reason(sentence.keys, references) if sentence.keys else "cites nothing"
             return self._suggest(replace(base, label=label, reason=reason), sentence.claim, hits)
         cited = [self._source(p, hits) for p in papers]
         verdict = self.checker.verdict_among(sentence.claim, cited, hits)
@@ -151,3 +150,10 @@ class DraftChecker:
                                  reason="the LLM check found it unsupported" if rejected else out[i].reason)
         return out, None
 
+
+def _unknown_reason(keys: Sequence[str], references: Mapping[str, str]) -> str:
+    """ "smith2019 is not in the library"; a numbered citation without an entry says so."""
+    listless = [k for k in keys if k.isdigit() and k not in references]
+    if listless:
+        return f"{', '.join(f'[{k}]' for k in listless)}: no such entry in the draft's reference list"
+    return f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} not in the library"
