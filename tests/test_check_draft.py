@@ -64,6 +64,12 @@ Accuracy reached $92\%$ on the held-out test set.\cite{acc}
     assert [s.line for s in draft.sentences] == [4, 6, 7, 9]
 
 
+def test_latex_spacing_commands_in_running_text():
+    text = r"Accuracy reached 92.3\,\% over 213\,000 wells, e.g.\ in Alberta\@. It holds\\ two lines \cite{a}."
+    claims = [s.claim for s in parse_draft(text, "x.tex").sentences]
+    assert claims == ["Accuracy reached 92.3% over 213,000 wells, e.g. in Alberta.", "It holds two lines."]
+
+
 def test_numbered_citations_with_a_reference_list():
     text = ("Auxiliary classifiers cut inference cost [1]. Two results agree on it [1, 3]. A range of work [2-4].\n\n"
             "## References\n\n[1] Zhang et al. Improving Continual Learning. ICML 2025.\n"

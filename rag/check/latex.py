@@ -25,6 +25,7 @@ _BIBLIOGRAPHY = re.compile(r"\\begin\{thebibliography\}(?:\{[^{}]*\})?(.*?)\\end
 _BIBITEM = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^{}]+)\}")
 _REF_SECTION = re.compile(r"\\(?:section|chapter)\*?\{\s*(?:references|bibliography)\s*\}", re.IGNORECASE)
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
+_SPACING = re.compile(r"(?<=(\d))?(?<!\\)\\([,;:! @/])(?=(\d|\\%))?")  # thin spaces, control space, \@, \/
 _HEADINGS = frozenset({"part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph",
                        "title", "author", "date", "maketitle", "tableofcontents", "appendix"})  # fmt: skip
 _DROPPED = frozenset({
@@ -102,6 +103,13 @@ def _commands(text: str) -> str:
     return "".join(out)
 
 
+def _spacing(m: re.Match[str]) -> str:
+    """92.3\\,\\% -> 92.3%, 213\\,000 -> 213,000, e.g.\\ x -> e.g. x, \\! \\@ \\/ -> nothing."""
+    if m.group(2) == "," and m.group(1) and m.group(3):
+        return "," if m.group(3).isdigit() else ""
+    return "" if m.group(2) in "!@/" else " "
+
+
 def _math(m: re.Match[str]) -> str:
     body = m.group(1) if m.group(1) is not None else m.group(2)
     body = body.replace("{,}", ",").replace("\\,", " ").replace("\\!", "")
@@ -148,6 +156,7 @@ def strip_latex(text: str) -> tuple[str, dict[str, str]]:
     text = _INLINE_MATH.sub(_math, text)
     text = _commands(text)
     text = re.sub(r"\\item\b\s*(?:\[[^\]]*\])?|\\(?:begin|end)\s*\{[^{}]*\}", BREAK, text)
+    text = _SPACING.sub(_spacing, text)
     text = text.replace("\\\\", " ").replace("---", "\u2014").replace("--", "\u2013")
     text = text.replace("``", "\u201c").replace("''", "\u201d")
     text = _COMMAND.sub(lambda m: m.group() if m.group(1) in _KEEP_SYMBOLS or len(m.group(1)) == 1 else "", text)

@@ -10,6 +10,10 @@ from rag.types import UNCITED, WRONG_PAPER
 WIDTH = 14  # the label column
 
 
+def _sentences(n: int) -> str:
+    return f"{n} sentence{'' if n == 1 else 's'}"
+
+
 def _paper(p: PaperRef) -> str:
     return f"{p.title} ({p.id})"
 
@@ -31,7 +35,7 @@ def _related(s: SentenceResult) -> str | None:
 
 
 def text_report(report: CheckReport) -> str:
-    lines = [f"{report.file} ({report.format}): {len(report.sentences)} sentences checked against "
+    lines = [f"{report.file} ({report.format}): {_sentences(len(report.sentences))} checked against "
              f"{report.library_papers} papers in '{report.collection}' ({' + '.join(report.checks)})", ""]  # fmt: skip
     for s in report.sentences:
         lines.append(f"{s.n:>3} {MARKS[s.label]} {s.label:<{WIDTH}} line {s.line}: {s.text}")
@@ -69,7 +73,7 @@ def _md_paper(p: PaperRef) -> str:
 
 def markdown_report(report: CheckReport) -> str:
     out = [f"# Draft check: {md_escape(report.file)}", "",
-           f"{len(report.sentences)} sentences ({report.format}) checked against {report.library_papers} papers in "
+           f"{_sentences(len(report.sentences))} ({report.format}) checked against {report.library_papers} papers in "
            f"`{md_escape(report.collection)}` ({' + '.join(report.checks)}). **{report.flagged} flagged.**", "",
            f"Summary: {md_escape(summary_line(report))}.", ""]  # fmt: skip
     unknown = report.unknown_keys
