@@ -3,7 +3,8 @@ sentences are (rag.answer.grounding.SupportChecker, one seam for answers and dra
 
 Per sentence: the library is searched with the sentence (the Retriever the Assistant uses). A sentence that cites
 library papers gets `verdict_among(claim, cited, retrieved)`: supported, not found, contradicted, or wrong paper
-(another retrieved paper says it). A sentence that cites nothing is `uncited`, and each retrieved paper that
+(another retrieved paper says it). A sentence that cites nothing is `uncited`, and (unless it speaks of the
+draft's own work: "We propose ...", "Our results ...", "In this paper ...") each retrieved paper that
 supports it on its own is suggested. A sentence whose every key is unknown is `not in library`, with suggestions
 too. With a second opinion (the LLM check of rag.answer.llm_check), sentences the offline check passed are sent in
 batches; one the LLM rejects becomes `not found` (it only ever adds flags, as for answers).
@@ -11,6 +12,7 @@ batches; one the LLM rejects becomes `not found` (it only ever adds flags, as fo
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -31,6 +33,17 @@ SecondOpinion = Callable[[Sequence[str], Sequence[Hit]], LLMVerdicts]
 Progress = Callable[[int, int], None]
 LLM_BATCH = 6  # sentences per LLM call: a prompt holds their cited abstracts
 SUGGEST_FROM = 3  # an uncited sentence: how many of the best retrieved papers are tried as a suggested citation
+# a sentence about the draft's own work ("In this paper we propose ...", "Our experiments show ..."): no library
+# paper can back it, and a general one ("a new method for continual learning") finds a paper that seems to
+_LEAD = r"(?:(?:here|in this (?:paper|work|study|article|section|chapter|thesis)|to this end|finally|first(?:ly)?|" \
+    r"second(?:ly)?|then|next|thus|therefore|hence|moreover|furthermore|in addition|specifically|overall|in summary|" \
+    r"to our knowledge|in particular|instead|in contrast|however)\s*,?\s*)*"
+_OWN_WORK = re.compile(_LEAD + r"(?:we|our|us|this (?:paper|work|study|article|thesis|section|chapter))\b", re.I)
+
+
+def own_work(claim: str) -> bool:
+    """Whether the sentence speaks of the draft's own work: "We ...", "Our ...", "In this paper, ...", "Here we"."""
+    return _OWN_WORK.match(claim.strip(" \"'(")) is not None
 
 
 def paper_hit(paper: Paper) -> Hit:
@@ -63,9 +76,12 @@ class DraftChecker:
     def check_sentence(self, n: int, sentence: DraftSentence, references: Mapping[str, str]) -> SentenceResult:
         resolved = [self.library.resolve(key, references) for key in sentence.keys]
         cites = tuple(Cite(r.key, PaperRef.of(r.paper) if r.paper else None, r.matched_by) for r in resolved)
+        base = SentenceResult(n, sentence.line, sentence.text, cites, UNCITED)
+        if not sentence.keys and own_work(sentence.claim):  # nothing to search for
+            return replace(base, reason="cites nothing; it speaks of the draft's own work, so no citation is "
+                           "suggested")  # fmt: skip
         hits = self.retrieved(sentence.claim)
         papers = list({r.paper.id: r.paper for r in resolved if r.paper is not None}.values())
-        base = SentenceResult(n, sentence.line, sentence.text, cites, UNCITED)
         if not papers:
             label = NOT_IN_LIBRARY if sentence.keys else UNCITED
             reason = _unknown_reason(sentence.keys, references) if sentence.keys else "cites nothing"
