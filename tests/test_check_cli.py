@@ -69,10 +69,15 @@ def test_latex_draft_with_bibitems_and_markdown_output(library_cli: CLI):
 def test_nothing_flagged_exits_0_and_an_uncited_sentence_is_not_a_flag(library_cli: CLI, tmp_path: Path):
     draft = tmp_path / "ok.md"
     draft.write_text("PaperBench contains 8,316 individually gradable tasks [@starace2025paperbench].\n\n"
-                     "We thank the reviewers for their many helpful comments on this work.\n")  # fmt: skip
+                     "We thank the reviewers for their many helpful comments on this work.\n\n"
+                     "In this paper, we propose a new method for continual learning.\n")  # fmt: skip
     code, out, err = library_cli("check", str(draft))
     assert code == 0, out + err
     assert "Nothing flagged" in out
+    # the draft's own work ("we propose ...") gets no suggested citation, however close a library paper seems
+    code, out, _ = library_cli("check", str(draft), "--json")
+    own = json.loads(out)["sentences"][2]
+    assert own["label"] == "uncited" and own["supported_by"] == [] and "own work" in own["reason"]
 
 
 def test_json_schema_is_stable_and_every_field_is_documented(library_cli: CLI):

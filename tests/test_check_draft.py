@@ -180,3 +180,15 @@ def test_rag_check_is_built_on_the_stages_not_on_adapters_or_the_interfaces():
                 if str(path.relative_to(ROOT)).startswith("rag/check/") for name in names
                 if any(name == o or name.startswith(o + ".") for o in outside)]  # fmt: skip
     assert problems == []
+
+
+def test_sentences_about_the_drafts_own_work():
+    from rag.check.run import own_work
+
+    mine = ["In this paper, we propose X.", "Our experiments show it works.", "Here we show Y.", "This work studies Z.",
+            "Overall, our results hold.", "We thank the reviewers.", "Motivated by these findings, we propose X.",
+            "To address this, we introduce Y."]  # fmt: skip
+    theirs = ["Catastrophic forgetting remains a problem.", "Weather matters.", "These papers show X.", "Ours is best.",
+              "Deeper networks, which we study, are more plastic."]  # fmt: skip
+    assert [own_work(t) for t in mine] == [True] * len(mine)
+    assert [own_work(t) for t in theirs] == [False] * len(theirs)

@@ -38,7 +38,8 @@ SUGGEST_FROM = 3  # an uncited sentence: how many of the best retrieved papers a
 _LEAD = r"(?:(?:here|in this (?:paper|work|study|article|section|chapter|thesis)|to this end|finally|first(?:ly)?|" \
     r"second(?:ly)?|then|next|thus|therefore|hence|moreover|furthermore|in addition|specifically|overall|in summary|" \
     r"to our knowledge|in particular|instead|in contrast|however)\s*,?\s*)*"
-_OWN_WORK = re.compile(_LEAD + r"(?:we|our|us|this (?:paper|work|study|article|thesis|section|chapter))\b", re.I)
+_SUBJECT = r"(?:we|our|us|this (?:paper|work|study|article|thesis|section|chapter))\b"
+_OWN_WORK = re.compile(r"(?:[^,.;:!?]{1,60},\s*)?" + _LEAD + _SUBJECT, re.I)  # "Motivated by this, we ..." too
 
 
 def own_work(claim: str) -> bool:
