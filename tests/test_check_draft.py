@@ -192,3 +192,9 @@ def test_sentences_about_the_drafts_own_work():
               "Deeper networks, which we study, are more plastic."]  # fmt: skip
     assert [own_work(t) for t in mine] == [True] * len(mine)
     assert [own_work(t) for t in theirs] == [False] * len(theirs)
+
+
+def test_each_sentence_has_its_own_line_even_when_they_start_alike():
+    text = ("Auxiliary classifiers give a relative gain [@a].\nAuxiliary classifiers cut the inference cost [@a].\n"
+            "Auxiliary classifiers work well. Auxiliary classifiers are cheap to add.\n")  # fmt: skip
+    assert [s.line for s in parse_draft(text, "d.md").sentences] == [1, 2, 3, 3]

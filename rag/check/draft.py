@@ -76,14 +76,15 @@ def _sentences(block: str, first_line: int) -> list[DraftSentence]:
     marks = PLACEHOLDER.findall(block)
     tokens = iter(range(len(marks)))
     tokenised = PLACEHOLDER.sub(lambda m: f"[0\ue014{next(tokens)}\ue015]", block)
-    pieces = [_TOKEN.sub(lambda m: f"{KEY_START}{marks[int(m.group(1))]}{KEY_END}", p)
-              for p in split_sentences(tokenised.replace("\n", " \n "))]
+    spaced = tokenised.replace("\n", " \n ")
     out: list[DraftSentence] = []
     pos = 0
-    for piece in pieces:
-        at = block.find(piece.split()[0], pos) if piece.split() else -1
-        line = first_line + block.count("\n", 0, at if at >= 0 else pos)
-        pos = max(pos, at)
+    for raw in split_sentences(spaced):
+        head = raw[:40]  # a sentence is found where the one before it ended: its line is the newlines before it
+        at = spaced.find(head, pos)
+        line = first_line + spaced.count("\n", 0, at if at >= 0 else pos)
+        pos = at + len(head) if at >= 0 else pos
+        piece = _TOKEN.sub(lambda m: f"{KEY_START}{marks[int(m.group(1))]}{KEY_END}", raw)
         keys = [k for m in PLACEHOLDER.finditer(piece) for k in keys_of(m.group(1))]
         if out and not PLACEHOLDER.sub("", piece).strip(" \n.,;"):  # only citations: they belong to the sentence before
             prev = out.pop()
