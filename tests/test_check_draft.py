@@ -198,3 +198,10 @@ def test_each_sentence_has_its_own_line_even_when_they_start_alike():
     text = ("Auxiliary classifiers give a relative gain [@a].\nAuxiliary classifiers cut the inference cost [@a].\n"
             "Auxiliary classifiers work well. Auxiliary classifiers are cheap to add.\n")  # fmt: skip
     assert [s.line for s in parse_draft(text, "d.md").sentences] == [1, 2, 3, 3]
+
+
+def test_latex_macros_of_the_draft_are_written_out():
+    text = ("\\newcommand{\\method}{\\textsc{Dual-Arch}}\n\\begin{document}\n"
+            "We show that \\method{} is compact and small~\\cite{a}.\n\\end{document}\n")  # fmt: skip
+    [s] = parse_draft(text, "x.tex").sentences
+    assert (s.claim, s.keys, s.line) == ("We show that Dual-Arch is compact and small.", ("a",), 3)

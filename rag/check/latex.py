@@ -136,9 +136,24 @@ def _keep_urls(text: str) -> str:
     return re.sub(r"\\(?:url|href)\s*\{([^{}]*)\}", lambda m: " " + m.group(1).replace("\\", "") + " ", text)
 
 
+_NEWCOMMAND = re.compile(r"\\(?:re|provide)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*(?=\{)")
+
+
+def _macros(text: str) -> str:
+    """The draft's own argument-free macros (\\newcommand{\\method}{\\textsc{Dual-Arch}}) written out, once."""
+    found: dict[str, str] = {}
+    for m in _NEWCOMMAND.finditer(text):
+        end = _group_end(text, m.end())
+        found.setdefault(m.group(1), text[m.end() + 1 : end - 1])
+    for name, body in found.items():
+        if "cite" not in name and len(body) < 500:
+            text = re.sub(r"\\" + name + r"(?![A-Za-z])(?:\{\})?", lambda _m, b=body: b, text)
+    return text
+
+
 def strip_latex(text: str) -> tuple[str, dict[str, str]]:
     """(the running text with placeholders and breaks, the reference list: key or number -> entry text)."""
-    text = _COMMENT.sub("", text)
+    text = _macros(_COMMENT.sub("", text))
     begin, end = text.find("\\begin{document}"), text.find("\\end{document}")
     if begin >= 0:
         text = "\n" * text.count("\n", 0, begin) + text[begin + len("\\begin{document}") : end if end > begin else None]
