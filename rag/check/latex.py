@@ -147,7 +147,7 @@ def _macros(text: str) -> str:
         found.setdefault(m.group(1), text[m.end() + 1 : end - 1])
     for name, body in found.items():
         if "cite" not in name and len(body) < 500:
-            text = re.sub(r"\\" + name + r"(?![A-Za-z])(?:\{\})?", lambda _m, b=body: b, text)
+            text = re.sub(r"\\" + name + r"(?![A-Za-z])(?:\{\})?", body.replace("\\", "\\\\"), text)  # literal
     return text
 
 
