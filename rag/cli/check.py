@@ -117,7 +117,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Check each sentence of a draft against the indexed papers it cites: supported (with the\n"
         "evidence sentence), not found, contradicted, or wrong paper (another library paper says it). Uncited\n"
-        "sentences are searched too and a supporting library paper is suggested.\n\n"
+        "sentences are searched too and a supporting library paper is suggested (not for a sentence about your\n"
+        "own work: \"We propose ...\", \"Our results ...\", \"In this paper, we ...\").\n\n"
         "citations:  pandoc [@key], [@a; @b], [@key, p. 3], @key; LaTeX \\cite{a,b}, \\citep, \\citet, ...;\n"
         "            numbered [1], [1, 3], [1-3] with a References / Bibliography list at the end\n"
         "keys:       an indexed paper's id or BibTeX key, a DOI, an arXiv id; a numbered citation or an unknown\n"
@@ -125,7 +126,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "            \\bibliography{} / YAML bibliography: files map keys to DOIs and titles\n"
         "marks:      ✓ supported  ? not found  ✗ contradicted  ⇄ wrong paper  – uncited  ∅ not in library\n"
         "exit code:  0 nothing flagged; 1 a sentence is not found, contradicted, wrong paper or not in library;\n"
-        "            2 a user error (one line on stderr)",
+        "            2 a user error (one line on stderr). A key the library lacks, cited beside one it holds, is\n"
+        "            listed (\"Not in the library: ...\") but the sentence is checked against the one it holds",
         epilog="examples:\n"
         "  rag check paper.md\n"
         "  rag check main.tex --bib refs.bib --format markdown > check.md\n"
