@@ -205,3 +205,10 @@ def test_latex_macros_of_the_draft_are_written_out():
             "We show that \\method{} is compact and small~\\cite{a}.\n\\end{document}\n")  # fmt: skip
     [s] = parse_draft(text, "x.tex").sentences
     assert (s.claim, s.keys, s.line) == ("We show that Dual-Arch is compact and small.", ("a",), 3)
+
+
+def test_inline_code_is_never_a_citation():
+    draft = parse_draft("Use the `@property` decorator and `x[1]` indexing in the examples we give [@a].\n", "d.md")
+    assert [(s.keys, s.claim) for s in draft.sentences] == [
+        (("a",), "Use the @property decorator and x[1] indexing in the examples we give.")
+    ]

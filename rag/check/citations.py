@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 KEY_START, KEY_SEP, KEY_END, BREAK = "\ue010", "\ue012", "\ue011", "\ue013"  # BREAK: a paragraph break
-_PRIVATE = re.compile("[\ue010-\ue01f]")  # \ue014-\ue015: rag.check.draft's tokens
+_PRIVATE = re.compile("[\ue010-\ue01f]")  # \ue014-\ue015: rag.check.draft's tokens, \ue016-\ue017: markdown's
 PLACEHOLDER = re.compile(f"{KEY_START}([^{KEY_END}]*){KEY_END}")
 
 _PANDOC_KEY = re.compile(r"-?@\{?([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
