@@ -212,3 +212,11 @@ def test_inline_code_is_never_a_citation():
     assert [(s.keys, s.claim) for s in draft.sentences] == [
         (("a",), "Use the @property decorator and x[1] indexing in the examples we give.")
     ]
+
+
+def test_keys_and_ids_in_the_markdown_report_show_as_written():
+    from rag.check.render import _code, shown_key
+
+    assert _code("smith_2020") == "`smith_2020`"  # no backslash: it would show inside a code span
+    assert _code(shown_key("3")) == "`[3]`"
+    assert _code("a`b<script>") == "`a'b‹script›`"

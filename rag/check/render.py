@@ -10,6 +10,19 @@ from rag.types import UNCITED, WRONG_PAPER
 WIDTH = 14  # the label column
 
 
+def shown_key(key: str) -> str:
+    """A key as the reader wrote it: a numbered citation "3" as [3]."""
+    return f"[{key}]" if key.isdigit() else key
+
+
+def _code(text: str) -> str:
+    """A key, id or name as a Markdown code span: shown as written (a backslash escape would show in a code span,
+    and HTML is not read in one); a backtick, which would end the span, becomes a quote, and < > become ‹ › so
+    no renderer that does read HTML in code finds a tag."""
+    text = text.replace("`", "'").replace("<", "‹").replace(">", "›")
+    return "`" + " ".join(text.split()) + "`"
+
+
 def _sentences(n: int) -> str:
     return f"{n} sentence{'' if n == 1 else 's'}"
 
@@ -42,7 +55,7 @@ def text_report(report: CheckReport) -> str:
         pad = " " * 6
         for c in s.cites:
             where = f"{_paper(c.paper)}, by {c.matched_by}" if c.paper else "not in the library"
-            lines.append(f"{pad}cites {c.key}: {where}")
+            lines.append(f"{pad}cites {shown_key(c.key)}: {where}")
         if s.reason and s.label != UNCITED:
             lines.append(f"{pad}why: {s.reason}")
         if s.evidence:
@@ -55,7 +68,7 @@ def text_report(report: CheckReport) -> str:
     lines += ["", f"Summary: {summary_line(report)}."]
     unknown = report.unknown_keys
     if unknown:
-        listed = ", ".join(f"{k} (sentence{'s' if len(ns) > 1 else ''} {', '.join(map(str, ns))})"
+        listed = ", ".join(f"{shown_key(k)} (sentence{'s' if len(ns) > 1 else ''} {', '.join(map(str, ns))})"
                            for k, ns in unknown.items())  # fmt: skip
         lines.append(f"Not in the library: {listed}.")
     for note in report.notes:
@@ -68,22 +81,22 @@ def text_report(report: CheckReport) -> str:
 
 def _md_paper(p: PaperRef) -> str:
     link = md_link(p.url)
-    return f"{md_escape(p.title)} (`{md_escape(p.id)}`)" + (f" {link}" if link else "")
+    return f"{md_escape(p.title)} ({_code(p.id)})" + (f" {link}" if link else "")
 
 
 def markdown_report(report: CheckReport) -> str:
     out = [f"# Draft check: {md_escape(report.file)}", "",
            f"{_sentences(len(report.sentences))} ({report.format}) checked against {report.library_papers} papers in "
-           f"`{md_escape(report.collection)}` ({' + '.join(report.checks)}). **{report.flagged} flagged.**", "",
+           f"{_code(report.collection)} ({' + '.join(report.checks)}). **{report.flagged} flagged.**", "",
            f"Summary: {md_escape(summary_line(report))}.", ""]  # fmt: skip
     unknown = report.unknown_keys
     if unknown:
-        out += ["Not in the library: " + ", ".join(f"`{md_escape(k)}`" for k in unknown) + ".", ""]
+        out += ["Not in the library: " + ", ".join(f"{_code(shown_key(k))}" for k in unknown) + ".", ""]
     for s in report.sentences:
         out.append(f"{s.n}. {MARKS[s.label]} **{s.label}** (line {s.line}): {md_escape(s.text)}")
         for c in s.cites:
             where = f"{_md_paper(c.paper)}, by {md_escape(c.matched_by or '')}" if c.paper else "not in the library"
-            out.append(f"    - cites `{md_escape(c.key)}`: {where}")
+            out.append(f"    - cites {_code(shown_key(c.key))}: {where}")
         if s.reason and s.label != UNCITED:
             out.append(f"    - why: {md_escape(s.reason)}")
         if s.evidence:
