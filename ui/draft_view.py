@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.check.draft import parse_draft
-from rag.check.render import summary_line
+from rag.check.render import shown_key, summary_line
 from rag.check.report import MARKS, MEANINGS, CheckReport, PaperRef, SentenceResult
 from rag.errors import RagError
 from rag.factory import open_draft_checker
@@ -116,7 +116,7 @@ def _item(s: SentenceResult) -> str:
     for c in s.cites:
         where = _paper(c.paper) + f' <span class="dc-how">by {esc(c.matched_by)}</span>' if c.paper else \
             '<span class="dc-missing">not in the library</span>'  # fmt: skip
-        parts.append(f'<p class="dc-cite">cites <code>{esc(c.key)}</code>: {where}</p>')
+        parts.append(f'<p class="dc-cite">cites <code>{esc(shown_key(c.key))}</code>: {where}</p>')
     if s.reason and s.cites:
         parts.append(f'<p class="dc-reason">Why: {esc(s.reason)}</p>')
     if s.evidence:
@@ -132,7 +132,8 @@ def _item(s: SentenceResult) -> str:
 
 def render_report(report: CheckReport) -> str:
     unknown = report.unknown_keys
-    missing = (f'<p class="dc-unknown">Not in the library: {esc(", ".join(unknown))}.</p>' if unknown else "")
+    listed = ", ".join(map(shown_key, unknown))
+    missing = f'<p class="dc-unknown">Not in the library: {esc(listed)}.</p>' if unknown else ""
     flagged = report.flagged
     head = (f'<p class="dc-summary" role="status"><b>{flagged} sentence{"s" if flagged != 1 else ""} flagged</b> of '
             f"{len(report.sentences)} ({esc(report.format)}, {report.library_papers} papers in the library): "
