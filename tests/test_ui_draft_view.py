@@ -62,3 +62,17 @@ def test_no_index_and_no_sentence_are_said_in_the_panel():
     assert "no index to check against: there is no collection" in checks.check("A draft sentence with words.", None)
     assert "no sentence to check" in checks.check("# Only a heading", None)
     assert "Paste your draft" in checks.check("   ", None)
+
+
+def test_a_bug_while_checking_is_a_plain_sentence_not_a_traceback(capsys: pytest.CaptureFixture[str]):
+    from ui.draft_view import GENERIC_ERROR
+
+    class Broken:
+        def check(self, *args: object, **kwargs: object) -> None:
+            raise KeyError("internal detail")
+
+    checks = DraftChecks(None, settings=type("S", (), {"collection": "papers"})())  # type: ignore[arg-type]
+    checks.checker = lambda: Broken()  # type: ignore[method-assign]
+    html = checks.check("A draft sentence with several words in it.", None)
+    assert GENERIC_ERROR in html and "internal detail" not in html
+    assert "internal detail" in capsys.readouterr().err  # the server log has it

@@ -8,7 +8,9 @@ from the draft, a paper or the library goes through `esc`; links are http(s) onl
 
 from __future__ import annotations
 
+import sys
 import threading
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,9 @@ class DraftChecks:
             report = checker.check(draft, name=name or "draft", collection=self.settings.collection)
         except RagError as exc:
             return render_message(f"The draft could not be checked: {exc}")
+        except Exception:  # a bug: its traceback to the server log, a plain sentence to the visitor
+            traceback.print_exc(file=sys.stderr)
+            return render_message(GENERIC_ERROR)
         return render_report(report)
 
 
