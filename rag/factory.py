@@ -21,6 +21,7 @@ from rag.types import Paper
 
 if TYPE_CHECKING:
     from rag.answer.assistant import Assistant
+    from rag.check.run import DraftChecker
     from rag.index.indexer import IndexReport
     from rag.retrieve.retriever import Retriever
 
@@ -198,6 +199,17 @@ def open_assistant(
 
     retriever = retriever or open_retriever(settings, embedder=embedder, store=store, one_shot=one_shot)
     return Assistant(settings.answer, retriever, chats or Chats(settings, chat_model), runlog=settings.runlog_path)
+
+
+def open_draft_checker(settings: Settings, assistant: Assistant) -> DraftChecker:
+    """`rag check` and the UI's "Check a draft": the Assistant's support checker and retriever over the library as
+    it is now (its papers looked up by id, DOI, arXiv id and title)."""
+    from rag.check.resolve import Library
+    from rag.check.run import DraftChecker
+
+    library = Library(indexed_papers(settings, store=assistant.retriever.store))
+    return DraftChecker(assistant.checker, assistant.retriever, library, k=settings.retrieval.k,
+                        vectors=assistant.vectors)  # fmt: skip
 
 
 class Chats:

@@ -87,7 +87,7 @@ def test_bad_config_files(tmp_path: Path):
 
 def test_every_command_has_help():
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert set(commands) == {"index", "search", "ask", "export", "eval", "ui"}
+    assert set(commands) == {"index", "search", "ask", "check", "export", "eval", "ui"}
     for name in ["", *commands]:
         out = subprocess.run([RAG, *([name] if name else []), "--help"], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0 and "usage: rag" in out.stdout, name

@@ -1,4 +1,4 @@
-"""`rag index | search | ask | export | eval | ui`: argument parsing and terminal output only.
+"""`rag index | search | ask | check | export | eval | ui`: argument parsing and terminal output only.
 
 User mistakes (RagError) end in one line on stderr and exit code 2, never a traceback.
 """
@@ -122,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     _filters(p)
     _common(p)
 
+    from rag.cli.check import add_parser as add_check
+
+    _common(add_check(sub))
+
     p = sub.add_parser(
         "export",
         help="write out the indexed papers (JSONL, BibTeX or CSV)",
@@ -232,6 +236,10 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         from rag.cli.ask import cmd_ask
 
         return cmd_ask(args, settings, filters_from(args))
+    if args.command == "check":
+        from rag.cli.check import cmd_check
+
+        return cmd_check(args, settings)
     if args.command == "eval":
         from eval.cli import cmd_eval
 

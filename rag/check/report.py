@@ -1,0 +1,148 @@
+"""What `rag check` found, as typed values, and as the stable JSON record `rag check --json` prints (schema
+"rag-check/1", every field described in docs/check-json.md). Text, Markdown and the UI render from these values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.safe_text import safe_url
+from rag.types import CHECK_LABELS, CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Paper
+
+SCHEMA = "rag-check/1"
+NOT_IN_LIBRARY = "not in library"  # the sentence cites only keys the library does not hold: nothing to check against
+LABELS = (*CHECK_LABELS, NOT_IN_LIBRARY)
+FLAGGED = frozenset({NOT_FOUND, CONTRADICTED, WRONG_PAPER, NOT_IN_LIBRARY})  # what makes `rag check` exit 1
+MARKS = {SUPPORTED: "✓", NOT_FOUND: "?", CONTRADICTED: "✗", WRONG_PAPER: "⇄", UNCITED: "–", NOT_IN_LIBRARY: "∅"}
+MEANINGS = {
+    SUPPORTED: "a sentence of the cited paper says it",
+    NOT_FOUND: "the cited paper does not confirm it (a term or number is not in it, or nothing it says is close)",
+    CONTRADICTED: "a sentence of the cited paper says otherwise",
+    WRONG_PAPER: "the cited paper does not say it; another paper of the library does",
+    UNCITED: "cites nothing; a library paper that supports it is suggested when there is one",
+    NOT_IN_LIBRARY: "cites only papers the library does not hold, so nothing could be checked",
+}
+
+
+@dataclass(frozen=True)
+class PaperRef:
+    """A library paper as outputs name it."""
+
+    id: str
+    title: str
+    url: str | None
+
+    @classmethod
+    def of(cls, paper: Paper) -> PaperRef:
+        return cls(paper.id, paper.title, safe_url(paper.url))
+
+    def record(self) -> dict[str, Any]:
+        return {"paper_id": self.id, "title": self.title, "url": safe_url(self.url)}
+
+
+@dataclass(frozen=True)
+class Cite:
+    """One citation key of a sentence and what it resolved to."""
+
+    key: str
+    paper: PaperRef | None  # None: not in the library
+    matched_by: str | None  # "id", "bibtex key", "doi", "arxiv", "title"
+
+    def record(self) -> dict[str, Any]:
+        found = self.paper.record() if self.paper else {"paper_id": None, "title": None, "url": None}
+        return {"key": self.key, "in_library": self.paper is not None, **found, "matched_by": self.matched_by}
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    n: int  # 1-based position among the checked sentences
+    line: int  # the draft's line where it starts
+    text: str  # as in the draft, citations shown as [key; key]
+    cites: tuple[Cite, ...]
+    label: str  # one of LABELS
+    reason: str | None = None  # why it is not supported, in words
+    evidence: str | None = None  # the library sentence that backs it, or contradicts it
+    evidence_paper: PaperRef | None = None  # ... and its paper
+    supported_by: tuple[PaperRef, ...] = ()  # wrong paper: the papers that do say it; uncited: suggested citations
+    checks: tuple[str, ...] = ("offline",)  # "offline", and "llm" when the LLM judged it too
+    llm: str | None = None  # the LLM's judgement: "supported", "unsupported", or None (not asked)
+
+    @property
+    def flagged(self) -> bool:
+        return self.label in FLAGGED
+
+    @property
+    def unknown_keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.cites if c.paper is None)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "n": self.n, "line": self.line, "text": self.text, "label": self.label, "flagged": self.flagged,
+            "reason": self.reason, "cites": [c.record() for c in self.cites],
+            "unknown_keys": list(self.unknown_keys),
+            "evidence": None if self.evidence is None else {
+                "text": self.evidence, **(self.evidence_paper.record() if self.evidence_paper else {})},
+            "supported_by": [p.record() for p in self.supported_by],
+            "checks": list(self.checks), "llm": self.llm,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    file: str
+    format: str  # "markdown" | "latex"
+    sentences: tuple[SentenceResult, ...]
+    library_papers: int
+    collection: str
+    checks: tuple[str, ...] = ("offline",)
+    notes: tuple[str, ...] = ()
+    seconds: float = 0.0
+    bibliography: tuple[str, ...] = field(default=())  # the draft's .bib files that were read
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {label: sum(1 for s in self.sentences if s.label == label) for label in LABELS}
+
+    @property
+    def flagged(self) -> int:
+        return sum(1 for s in self.sentences if s.flagged)
+
+    @property
+    def unknown_keys(self) -> dict[str, list[int]]:
+        """Keys not in the library -> the sentences (n) that cite them, in order of first use."""
+        out: dict[str, list[int]] = {}
+        for s in self.sentences:
+            for key in s.unknown_keys:
+                out.setdefault(key, []).append(s.n)
+        return out
+
+    @property
+    def suggested(self) -> int:
+        return sum(1 for s in self.sentences if s.label == UNCITED and s.supported_by)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.flagged else 0
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "file": self.file,
+            "format": self.format,
+            "library": {"collection": self.collection, "papers": self.library_papers},
+            "bibliography": list(self.bibliography),
+            "checks": list(self.checks),
+            "summary": {
+                "sentences": len(self.sentences),
+                "cited": sum(1 for s in self.sentences if s.cites),
+                "flagged": self.flagged,
+                "labels": self.counts,
+                "suggested_citations": self.suggested,
+                "unknown_keys": [{"key": k, "sentences": ns} for k, ns in self.unknown_keys.items()],
+            },
+            "sentences": [s.record() for s in self.sentences],
+            "notes": list(self.notes),
+            "seconds": round(self.seconds, 3),
+            "exit_code": self.exit_code,
+        }

@@ -1,0 +1,161 @@
+"""`rag check` end to end: a Markdown and a LaTeX draft against a BibTeX-indexed library (six bundled papers under
+their BibTeX keys, tests/data/check/library.bib), with real embedded Chroma and the real local embedder."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLI
+
+DATA = Path(__file__).parent / "data" / "check"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "check-json.md"
+
+
+@pytest.fixture
+def library_cli(rag_cli: CLI) -> CLI:
+    code, _, err = rag_cli("index", str(DATA / "library.bib"))
+    assert code == 0, err
+    return rag_cli
+
+
+def _labels(record: dict) -> list[str]:
+    return [s["label"] for s in record["sentences"]]
+
+
+def test_markdown_draft_every_label_and_every_way_a_key_resolves(library_cli: CLI):
+    code, out, err = library_cli("check", str(DATA / "draft.md"), "--json")
+    assert code == 1, err  # something is flagged
+    record = json.loads(out)
+    assert _labels(record) == ["supported", "supported", "contradicted", "wrong paper", "supported", "not in library",
+                               "uncited", "supported", "supported"]  # fmt: skip
+    s = record["sentences"]
+    assert [c["matched_by"] for x in s for c in x["cites"]] == [
+        "bibtex key", "doi", "bibtex key", "bibtex key", "arxiv", None, "title", "arxiv"]  # fmt: skip
+    assert s[0]["evidence"]["paper_id"] == "seth2025alberta" and "213,000 wells" in s[0]["evidence"]["text"]
+    assert s[2]["evidence"]["text"].startswith("We reveal that under an equal parameter constraint, deeper")
+    assert [p["paper_id"] for p in s[3]["supported_by"]] == ["starace2025paperbench"]  # the paper that does say it
+    assert s[5]["unknown_keys"] == ["smith2019missing"] and s[5]["supported_by"][0]["paper_id"] == "zhang2024auxiliary"
+    assert [p["paper_id"] for p in s[6]["supported_by"]] == ["Li2025Contaminated"]  # a suggested citation
+    assert record["summary"]["unknown_keys"] == [{"key": "smith2019missing", "sentences": [6]}]
+    assert record["summary"]["flagged"] == 3 and record["exit_code"] == 1
+    assert "nothing" not in [c["key"] for x in s for c in x["cites"]]  # the code block's citation is not read
+
+    code, text, _ = library_cli("check", str(DATA / "draft.md"))
+    assert code == 1
+    for mark in ("✓ supported", "✗ contradicted", "⇄ wrong paper", "– uncited", "∅ not in library"):
+        assert mark in text
+    assert "Not in the library: smith2019missing (sentence 6)." in text
+    assert "suggested citation: How Contaminated Is Your Benchmark?" in text
+
+
+def test_latex_draft_with_bibitems_and_markdown_output(library_cli: CLI):
+    code, out, err = library_cli("check", str(DATA / "draft.tex"), "--json")
+    assert code == 1, err
+    record = json.loads(out)
+    assert record["format"] == "latex"
+    assert _labels(record) == ["supported", "supported", "contradicted", "wrong paper", "supported", "not in library"]
+    assert record["sentences"][4]["cites"][0] == {
+        "key": "aux", "in_library": True, "paper_id": "zhang2024auxiliary", "matched_by": "title",
+        "title": "Improving Continual Learning Performance and Efficiency with Auxiliary Classifiers",
+        "url": "https://proceedings.mlr.press/v267/szatkowski25a.html"}  # fmt: skip
+    code, md, _ = library_cli("check", str(DATA / "draft.tex"), "--format", "markdown")
+    assert code == 1 and md.startswith("# Draft check:") and "**wrong paper**" in md
+
+
+def test_nothing_flagged_exits_0_and_an_uncited_sentence_is_not_a_flag(library_cli: CLI, tmp_path: Path):
+    draft = tmp_path / "ok.md"
+    draft.write_text("PaperBench contains 8,316 individually gradable tasks [@starace2025paperbench].\n\n"
+                     "We thank the reviewers for their many helpful comments on this work.\n\n"
+                     "In this paper, we propose a new method for continual learning.\n")  # fmt: skip
+    code, out, err = library_cli("check", str(draft))
+    assert code == 0, out + err
+    assert "Nothing flagged" in out
+    # the draft's own work ("we propose ...") gets no suggested citation, however close a library paper seems
+    code, out, _ = library_cli("check", str(draft), "--json")
+    own = json.loads(out)["sentences"][2]
+    assert own["label"] == "uncited" and own["supported_by"] == [] and "own work" in own["reason"]
+
+
+def test_json_schema_is_stable_and_every_field_is_documented(library_cli: CLI):
+    code, out, _ = library_cli("check", str(DATA / "draft.md"), "--format", "json")
+    record = json.loads(out)
+    assert record["schema"] == "rag-check/1"
+    documented = set(re.findall(r"`([a-z_]+)`", DOC.read_text(encoding="utf-8")))
+
+    def fields(value: object, path: str = "") -> set[str]:
+        if isinstance(value, dict):
+            return {k for k in value} | {f for k, v in value.items() if k != "labels" for f in fields(v, k)}
+        if isinstance(value, list):
+            return {f for v in value for f in fields(v, path)}
+        return set()
+
+    assert fields(record) - documented == set()
+    assert set(record) == {"schema", "file", "format", "library", "bibliography", "checks", "summary", "sentences",
+                           "notes", "seconds", "exit_code"}  # fmt: skip
+    assert set(record["sentences"][0]) == {"n", "line", "text", "label", "flagged", "reason", "cites", "unknown_keys",
+                                           "evidence", "supported_by", "checks", "llm"}  # fmt: skip
+
+
+def test_draft_text_is_neutralised_in_every_output(library_cli: CLI, tmp_path: Path):
+    draft = tmp_path / "evil.md"
+    draft.write_text("PaperBench contains <script>alert(1)</script> 8,316 gradable tasks [@starace2025paperbench] "
+                     "\x1b]52;c;aGk=\x07 as [the site](javascript:alert(2)) says.\n")  # fmt: skip
+    _, out, _ = library_cli("check", str(draft), "--json")
+    assert "<" not in out and "javascript:" not in out
+    _, text, _ = library_cli("check", str(draft))
+    assert "\x1b" not in text and "\x07" not in text
+    _, md, _ = library_cli("check", str(draft), "--format", "markdown")
+    assert "<script" not in md and "javascript:" not in md and "](javascript" not in md
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "latin1", "empty", "markup-only", "no-index", "no-llm"])
+def test_user_errors_are_one_line_and_exit_2(rag_cli: CLI, tmp_path: Path, case: str):
+    if case not in ("no-index",):
+        code, _, err = rag_cli("index", str(DATA / "library.bib"))
+        assert code == 0, err
+    draft = tmp_path / "d.md"
+    draft.write_text("A sentence that cites a paper [@seth2025alberta].\n")
+    args = {
+        "missing": [str(tmp_path / "nope.md")],
+        "directory": [str(tmp_path)],
+        "latin1": [str(tmp_path / "l.md")],
+        "empty": [str(tmp_path / "e.md")],
+        "markup-only": [str(tmp_path / "m.tex")],
+        "no-index": [str(draft)],
+        "no-llm": [str(draft), "--verify", "llm"],
+    }[case]
+    (tmp_path / "l.md").write_bytes("Caf\u00e9 wells leak methane [@a].".encode("latin-1"))
+    (tmp_path / "e.md").write_text("")
+    (tmp_path / "m.tex").write_text("\\documentclass{article}\\begin{document}\\section{A}\\end{document}")
+    for extra in ([], ["--json"]):
+        code, out, err = rag_cli("check", *args, *extra)
+        assert code == 2
+        assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+        if extra:
+            assert json.loads(out)["error"]
+    expected = {"missing": "no such file", "directory": "is a directory", "latin1": "not UTF-8", "empty": "no sentence",
+                "markup-only": "no sentence", "no-index": "no index", "no-llm": "--verify llm needs"}[case]  # fmt: skip
+    assert expected in err
+
+
+def test_verify_llm_adds_the_models_judgement(library_cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from tests.fault_server import FaultServer
+
+    draft = tmp_path / "d.md"
+    draft.write_text("PaperBench contains 8,316 individually gradable tasks [@starace2025paperbench].\n"
+                     "Our curated dataset comprises over 213,000 wells from Alberta [@seth2025alberta].\n")  # fmt: skip
+    with FaultServer(["ok"] * 4) as server:
+        server.set_reply('{"claims": [{"id": 1, "supported": true}, {"id": 2, "supported": false}]}', whole=True)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        code, out, err = library_cli("check", str(draft), "--json", "--verify", "llm")
+    record = json.loads(out)
+    assert code == 1, err
+    assert record["checks"] == ["offline", "llm"]
+    assert [(s["label"], s["llm"]) for s in record["sentences"]] == [("supported", "supported"),
+                                                                    ("not found", "unsupported")]  # fmt: skip
+    assert record["sentences"][1]["reason"] == "the LLM check found it unsupported"

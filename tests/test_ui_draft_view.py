@@ -1,0 +1,78 @@
+"""The "Check a draft" tab's HTML and input, without a browser (tests/test_ui_browser_draft.py has the page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.check.report import CheckReport, Cite, PaperRef, SentenceResult
+from ui.draft_view import DraftChecks, read_input, render_empty, render_report
+
+EVIL = PaperRef("evil-1", '<img src=x onerror="alert(1)">Zebra', "javascript:alert(2)")
+GOOD = PaperRef("seth2025alberta", "Alberta Wells Dataset", "https://arxiv.org/abs/2410.09032")
+
+
+def _report() -> CheckReport:
+    sentences = (
+        SentenceResult(1, 3, "Wells <script>alert(3)</script> leak [seth2025alberta].",
+                       (Cite("seth2025alberta", GOOD, "bibtex key"),), "supported", evidence="Wells leak.",
+                       evidence_paper=GOOD),
+        SentenceResult(2, 4, "Zebras [x].", (Cite("x", EVIL, "id"),), "wrong paper", "another paper says it",
+                       evidence="Zebra stripes.", evidence_paper=GOOD, supported_by=(GOOD,)),
+        SentenceResult(3, 5, "Unknown [nobody].", (Cite("nobody", None, None),), "not in library",
+                       "nobody is not in the library"),
+    )  # fmt: skip
+    return CheckReport("draft.md", "markdown", sentences, 7, "papers")
+
+
+def test_every_label_is_an_icon_and_a_word_and_all_text_is_escaped():
+    html = render_report(_report())
+    assert "✓ supported" in html and "⇄ wrong paper" in html and "∅ not in library" in html
+    assert "<script" not in html and "<img" not in html and "javascript:" not in html
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;Zebra" in html
+    assert 'href="https://arxiv.org/abs/2410.09032" target="_blank" rel="noopener noreferrer"' in html
+    assert "2 sentences flagged</b> of 3" in html and "Not in the library: nobody." in html
+    assert "Said by: " in html
+    assert all(f"dc-badge dc-{s}" in render_empty() for s in ("supported", "not-found", "contradicted",
+                                                            "wrong-paper", "uncited", "not-in-library"))
+
+
+def test_input_pasted_or_uploaded_and_its_errors(tmp_path: Path):
+    assert read_input("  Some draft text.  ", None) == (None, "Some draft text.")
+    up = tmp_path / "paper.tex"
+    up.write_text("\\cite{a} text", encoding="utf-8")
+    assert read_input("ignored", str(up)) == ("paper.tex", "\\cite{a} text")  # the upload wins
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"caf\xe9")
+    for text, path, said in (("", None, "Paste your draft"), (None, str(bad), "not UTF-8"),
+                             (None, str(tmp_path / "gone.md"), "could not be read")):  # fmt: skip
+        with pytest.raises(ValueError, match=said):
+            read_input(text, path)
+
+
+def test_no_index_and_no_sentence_are_said_in_the_panel():
+    class NoIndex:
+        missing = "there is no collection 'papers'"
+
+        def current(self) -> None:
+            return None
+
+    checks = DraftChecks(NoIndex(), settings=None)  # type: ignore[arg-type]
+    assert "no index to check against: there is no collection" in checks.check("A draft sentence with words.", None)
+    assert "no sentence to check" in checks.check("# Only a heading", None)
+    assert "Paste your draft" in checks.check("   ", None)
+
+
+def test_a_bug_while_checking_is_a_plain_sentence_not_a_traceback(capsys: pytest.CaptureFixture[str]):
+    from ui.draft_view import GENERIC_ERROR
+
+    class Broken:
+        def check(self, *args: object, **kwargs: object) -> None:
+            raise KeyError("internal detail")
+
+    checks = DraftChecks(None, settings=type("S", (), {"collection": "papers"})())  # type: ignore[arg-type]
+    checks.checker = lambda: Broken()  # type: ignore[method-assign]
+    html = checks.check("A draft sentence with several words in it.", None)
+    assert GENERIC_ERROR in html and "internal detail" not in html
+    assert "internal detail" in capsys.readouterr().err  # the server log has it

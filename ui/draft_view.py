@@ -1,0 +1,147 @@
+"""The "Check a draft" tab: a pasted or uploaded draft (Markdown or LaTeX) checked against the library the way
+`rag check` does (rag.check), and the result as HTML. No gradio here (ui/app.py wires the tab).
+
+Each sentence is one list item: its label as an icon and a word (never colour alone; dark text on a light badge,
+over 7:1), the sentence, what each citation resolved to, the evidence sentence and its paper's link. Everything
+from the draft, a paper or the library goes through `esc`; links are http(s) only and open in a new tab.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+from rag.check.draft import parse_draft
+from rag.check.render import shown_key, summary_line
+from rag.check.report import MARKS, MEANINGS, CheckReport, PaperRef, SentenceResult
+from rag.errors import RagError
+from rag.factory import open_draft_checker
+from rag.settings import Settings
+from rag.types import WRONG_PAPER
+from ui.html import esc, ext_link
+
+MAX_DRAFT_BYTES = 2_000_000
+GENERIC_ERROR = "The draft could not be checked; the server log has the details."
+
+
+def _slug(label: str) -> str:
+    return label.replace(" ", "-")
+
+
+class DraftChecks:
+    """Checks drafts for every visitor over the index as it is now: the library is read again when the index
+    changes (its fingerprint), not for every draft."""
+
+    def __init__(self, live: Any, settings: Settings) -> None:
+        self.live, self.settings = live, settings
+        self._lock = threading.Lock()
+        self._checker: Any = None
+        self._stamp: str | None = None
+
+    def checker(self) -> Any:
+        assistant = self.live.current()
+        if assistant is None:
+            return None
+        stamp = str(getattr(assistant.retriever.lexical, "fingerprint", "") or "")
+        with self._lock:
+            if self._checker is None or self._stamp != stamp or self._checker.retriever is not assistant.retriever:
+                self._checker, self._stamp = open_draft_checker(self.settings, assistant), stamp
+            return self._checker
+
+    def check(self, text: str | None, upload: str | None) -> str:
+        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins)."""
+        try:
+            name, body = read_input(text, upload)
+        except ValueError as exc:
+            return render_message(str(exc))
+        draft = parse_draft(body, name)
+        if not draft.sentences:
+            return render_message("There is no sentence to check: paste a paragraph or more of your draft.")
+        checker = self.checker()
+        if checker is None:
+            return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}.")
+        try:
+            report = checker.check(draft, name=name or "draft", collection=self.settings.collection)
+        except RagError as exc:
+            return render_message(f"The draft could not be checked: {exc}")
+        except Exception:  # a bug: its traceback to the server log, a plain sentence to the visitor
+            traceback.print_exc(file=sys.stderr)
+            return render_message(GENERIC_ERROR)
+        return render_report(report)
+
+
+def read_input(text: str | None, upload: str | None) -> tuple[str | None, str]:
+    """(file name or None, draft text); ValueError with a sentence for the visitor when it cannot be read."""
+    if upload:
+        path = Path(upload)
+        try:
+            data = path.read_bytes()[: MAX_DRAFT_BYTES + 1]
+        except OSError:
+            raise ValueError("The uploaded file could not be read.") from None
+        if len(data) > MAX_DRAFT_BYTES:
+            raise ValueError(f"The file is larger than {MAX_DRAFT_BYTES // 1_000_000} MB: check it in parts.")
+        try:
+            return path.name, data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            raise ValueError("The file is not UTF-8 text: save it as UTF-8 (a .md or .tex file).") from None
+    body = (text or "").strip()
+    if not body:
+        raise ValueError("Paste your draft (Markdown or LaTeX) or upload a .md or .tex file, then press Check.")
+    if len(body.encode("utf-8")) > MAX_DRAFT_BYTES:
+        raise ValueError(f"The draft is larger than {MAX_DRAFT_BYTES // 1_000_000} MB: check it in parts.")
+    return None, body
+
+
+def render_message(message: str) -> str:
+    return f'<div class="draft-check"><p class="dc-message" role="status">{esc(message)}</p></div>'
+
+
+def render_empty() -> str:
+    legend = "".join(f'<li><span class="dc-badge dc-{_slug(k)}">{esc(MARKS[k])} {esc(k)}</span> {esc(v)}</li>'
+                     for k, v in MEANINGS.items())  # fmt: skip
+    return ('<div class="draft-check"><p class="dc-message">Paste a draft or upload a .md or .tex file: each '
+            "sentence is checked against the papers it cites ([@key], \\cite{key} or [1] with a reference list)."
+            f'</p><ul class="dc-legend">{legend}</ul></div>')
+
+
+def _paper(p: PaperRef | None) -> str:
+    if p is None:
+        return ""
+    link = ext_link(p.url, "Paper ↗", more=f": {p.title} (opens in a new tab)")
+    return f'<span class="dc-paper">{esc(p.title)} <code>{esc(p.id)}</code></span> {link}'
+
+
+def _item(s: SentenceResult) -> str:
+    slug = _slug(s.label)
+    parts = [f'<div class="dc-head"><span class="dc-badge dc-{slug}">{esc(MARKS[s.label])} {esc(s.label)}</span>'
+             f'<span class="dc-line">line {s.line}</span></div>', f'<p class="dc-text">{esc(s.text)}</p>']
+    for c in s.cites:
+        where = _paper(c.paper) + f' <span class="dc-how">by {esc(c.matched_by)}</span>' if c.paper else \
+            '<span class="dc-missing">not in the library</span>'  # fmt: skip
+        parts.append(f'<p class="dc-cite">cites <code>{esc(shown_key(c.key))}</code>: {where}</p>')
+    if s.reason and s.cites:
+        parts.append(f'<p class="dc-reason">Why: {esc(s.reason)}</p>')
+    if s.evidence:
+        parts.append(f'<blockquote class="dc-evidence">{esc(s.evidence)}</blockquote>'
+                     f'<p class="dc-source">— {_paper(s.evidence_paper)}</p>')  # fmt: skip
+    if s.supported_by:
+        kind = "Said by" if s.label == WRONG_PAPER else "Suggested citation"
+        parts.append(f'<p class="dc-related">{kind}: ' + "; ".join(_paper(p) for p in s.supported_by) + "</p>")
+    if s.llm:
+        parts.append(f'<p class="dc-reason">LLM check: {esc(s.llm)}</p>')
+    return f'<li class="dc-item dc-{slug}" data-label="{esc(s.label)}">{"".join(parts)}</li>'
+
+
+def render_report(report: CheckReport) -> str:
+    unknown = report.unknown_keys
+    listed = ", ".join(map(shown_key, unknown))
+    missing = f'<p class="dc-unknown">Not in the library: {esc(listed)}.</p>' if unknown else ""
+    flagged = report.flagged
+    head = (f'<p class="dc-summary" role="status"><b>{flagged} sentence{"s" if flagged != 1 else ""} flagged</b> of '
+            f"{len(report.sentences)} ({esc(report.format)}, {report.library_papers} papers in the library): "
+            f"{esc(summary_line(report))}.</p>{missing}")  # fmt: skip
+    items = "".join(_item(s) for s in report.sentences)
+    return f'<div class="draft-check">{head}<ol class="dc-list">{items}</ol></div>'
