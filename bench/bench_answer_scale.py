@@ -86,6 +86,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--keep", metavar="DIR", help="keep (and reuse) the indexes in DIR")
+    parser.add_argument("--no-build-ratio", action="store_true",
+                        help="skip the two extra builds (with and without sentence vectors) at the smallest size; "
+                        "sizes not measured keep their earlier rows in the results file")  # fmt: skip
     args = parser.parse_args()
     common.check_quiet()
     from rag.adapters.embedding import MiniLMEmbedder
@@ -104,7 +107,8 @@ def main() -> None:
             home = root / f"home-{n}"
             built = build(home, corpus, model)
             row = {**built, **measure(home, model, questions)}
-            if n == min(sizes):  # what the sentence vectors cost at index time, side by side
+            row["measured_at"] = result["machine"].get("date")
+            if n == min(sizes) and not args.no_build_ratio:  # what the sentence vectors cost at index time, side by side
                 plain = build(root / f"plain-{n}", corpus, model, sentence_vectors=False)["build_s"]
                 again = build(root / f"again-{n}", corpus, model)["build_s"]
                 row["build_without_sentence_vectors_s"] = plain
@@ -112,6 +116,11 @@ def main() -> None:
                 row["build_ratio_with_over_without"] = again / plain
             result["sizes"][str(n)] = row
             print(f"{n} papers: {row}")
+    if args.no_build_ratio and (earlier := common.RESULTS / "answer_scale.json").exists():
+        old = json.loads(earlier.read_text())
+        for n, row in old.get("sizes", {}).items():
+            result["sizes"].setdefault(n, {**row, "measured_at": row.get("measured_at", old["machine"].get("date"))})
+        result["sizes"] = dict(sorted(result["sizes"].items(), key=lambda kv: int(kv[0])))
     common.save("answer_scale", result)
     rows = [(n, r["stored"]["p50_ms"], r["stored"]["p95_ms"], r["on_demand"]["p50_ms"], r["on_demand"]["p95_ms"],
              r["ratio_p50_stored_over_on_demand"], r["stored"]["embedded_per_answer_median"],
