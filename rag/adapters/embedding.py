@@ -35,6 +35,7 @@ class MiniLMEmbedder:
 
     name = MINILM_NAME
     dim = 384
+    pools_spans = True  # offers embed_spans: sentence vectors from the chunk's own pass
 
     def __init__(self, max_tokens: int = 384, threads: int = 0, *, quick_start: bool = False) -> None:
         import onnxruntime as ort

@@ -6,14 +6,15 @@
   vectors carry the chunk's context, so they sit at a different similarity level than standalone encodings
   (BENCHMARKS.md section 9 has the dev figures that decide the default).
 
-Only an embedder that can return token spans (`SpanEmbedder`, the local MiniLM) can do "chunk"; others fall back
-to "own". A sentence the model's window cut off (a chunk longer than its token limit) is encoded on its own.
+Only an embedder that can pool token spans (`pools_spans` true and an `embed_spans` method: the local MiniLM, also
+behind the factory's lazy loader) can do "chunk"; others fall back to "own". A sentence the model's window cut
+off (a chunk longer than its token limit) is encoded on its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast
 
 from rag.ports import Embedder, embed_in_batches
 from rag.text import split_sentences
@@ -24,7 +25,6 @@ SENTENCE_PASSES = ("chunk", "own")
 SentenceFn = Callable[[Sequence[tuple[Chunk, str]]], dict[str, list[list[float]]]]
 
 
-@runtime_checkable
 class SpanEmbedder(Protocol):
     def embed_spans(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
@@ -51,9 +51,8 @@ def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk]) ->
         list[list[float]], list[list[list[float]]]]:  # fmt: skip
     """One encoder pass over `texts` (the chunks as embedded): each chunk's vector and its sentence vectors
     pooled from the same pass; sentences outside the model's window are encoded on their own."""
-    assert isinstance(model, SpanEmbedder)
     spans = [sentence_spans(text, chunk.text) for text, chunk in zip(texts, chunks, strict=True)]
-    vectors, pooled = model.embed_spans(texts, spans)
+    vectors, pooled = cast(SpanEmbedder, model).embed_spans(texts, spans)
     missing = [(i, j) for i, rows in enumerate(pooled) for j, row in enumerate(rows) if row is None]
     if missing:
         own = [split_sentences(chunks[i].text)[j] for i, j in missing]
@@ -63,7 +62,7 @@ def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk]) ->
 
 
 def uses_chunk_pass(model: Embedder, sentence_pass: str) -> bool:
-    return sentence_pass == "chunk" and isinstance(model, SpanEmbedder)
+    return sentence_pass == "chunk" and getattr(model, "pools_spans", False) is True
 
 
 def effective_pass(model: Embedder, sentence_pass: str) -> str:
