@@ -170,7 +170,7 @@ def build_index(
         raise
     # the relevance floors derived from this collection (rag.index.calibration): kept beside the local copies and
     # with the collection, for readers on other machines
-    calibration = calibrate_floors(layout, fingerprint, _embed_for_calibration(embedder, settings))
+    calibration = calibrate_floors(layout, fingerprint, _embed_for_calibration(embedder, settings, sentence_pass))
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
     # indexed_at: when the index last changed, for the UI's "what is indexed" line
     target.update_info(lexical_fingerprint=fingerprint, indexed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -210,9 +210,10 @@ def _storable(source: str, paper_id: str, text: str, meta: dict[str, str | int])
                 ) from None
 
 
-def _embed_for_calibration(embedder: Embedder, settings: IndexSettings) -> Embed | None:
-    """Without stored sentence vectors the calibration embeds its pseudo-questions (a few hundred sentences)."""
-    if settings.sentence_vectors:
+def _embed_for_calibration(embedder: Embedder, settings: IndexSettings, sentence_pass: str) -> Embed | None:
+    """Without stored sentence vectors, or with vectors pooled from the chunk's pass, the calibration embeds its
+    pseudo-questions (a few hundred sentences)."""
+    if settings.sentence_vectors and sentence_pass != "chunk":
         return None
     return lambda texts: np.asarray(embed_in_batches(embedder, texts, settings.embed_batch_size), dtype=np.float32)
 
