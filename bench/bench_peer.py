@@ -22,6 +22,8 @@ Writes bench/results/peer.json (--out NAME: NAME.json).
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -58,9 +60,11 @@ def _top_papers(ids: list[str], k: int = 5) -> list[str]:
     return list(dict.fromkeys(ids))[:k]
 
 
-def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str | None = None) -> dict:
+def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str | None = None,
+            rows: list[dict] | None = None, k: int = 5) -> dict:  # fmt: skip
     """`ours_home`: an index of `corpus` built earlier (bench_answer_scale.py --keep): ours is not built again,
-    so only the peers' index times are measured, and the queries."""
+    so only the peers' index times are measured, and the queries. `rows`: the questions (default: the bundled
+    dev questions); `k`: results per search on every side (10 for nDCG@10)."""
     from rag.factory import open_retriever
     from rag.settings import load_settings
 
@@ -83,16 +87,16 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
                 s, lc_store, lc_chunks = index_lc(corpus, str(tmp / f"{tag}-lc-{run}"), embeddings, settings)
                 lc_s.append(s)
             else:
-                s, li_retriever, li_chunks = index_li(corpus, str(tmp / f"{tag}-li-{run}"), model, settings)
+                s, li_retriever, li_chunks = index_li(corpus, str(tmp / f"{tag}-li-{run}"), model, settings, k)
                 li_s.append(s)
     retriever = open_retriever(ours_settings, embedder=model)
-    rows = common.questions()
-    lc_hybrid, lc_bm25_s = peers.lc_hybrid(corpus, settings, lc_store)
+    rows = rows if rows is not None else common.questions()
+    lc_hybrid, lc_bm25_s = peers.lc_hybrid(corpus, settings, lc_store, k)
     sides = ("ours", "lc", "ours_dense", "lc_hybrid", "li")
     lat: dict[str, list[float]] = {side: [] for side in sides}
     hits_by: dict[str, dict] = {side: {} for side in sides}
-    retriever.search("warm up", 5)
-    lc_store.similarity_search_with_score("warm up", k=5)
+    retriever.search("warm up", k)
+    lc_store.similarity_search_with_score("warm up", k=k)
     lc_hybrid.invoke("warm up")
     li_retriever.retrieve("warm up")
     for r in rows:
@@ -100,22 +104,29 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
         for side in sides:
             t = time.perf_counter()
             if side == "lc":
-                docs = lc_store.similarity_search_with_score(q, k=5)
-                papers = _top_papers([d.metadata["paper_id"] for d, _ in docs])
+                docs = lc_store.similarity_search_with_score(q, k=k)
+                papers = _top_papers([d.metadata["paper_id"] for d, _ in docs], k)
             elif side == "lc_hybrid":
-                papers = _top_papers([d.metadata["paper_id"] for d in lc_hybrid.invoke(q)])
+                papers = _top_papers([d.metadata["paper_id"] for d in lc_hybrid.invoke(q)], k)
             elif side == "li":
-                papers = _top_papers([n.node.metadata["paper_id"] for n in li_retriever.retrieve(q)])
+                papers = _top_papers([n.node.metadata["paper_id"] for n in li_retriever.retrieve(q)], k)
             else:
                 retriever.forget_queries()  # no query vector kept from the other mode: each search embeds
                 mode = "dense" if side == "ours_dense" else "hybrid"
-                papers = _top_papers([h.paper.id for h in retriever.search(q, 5, mode=mode)])
+                papers = _top_papers([h.paper.id for h in retriever.search(q, k, mode=mode)], k)
             lat[side].append(1000 * (time.perf_counter() - t))
             hits_by[side][r["id"]] = papers
     gold = [r for r in rows if r.get("gold")]
 
     def recall(side: str) -> float:
-        return sum(len(set(r["gold"]) & set(hits_by[side][r["id"]])) / len(r["gold"]) for r in gold) / len(gold)
+        return sum(len(set(r["gold"]) & set(hits_by[side][r["id"]][:5])) / len(r["gold"]) for r in gold) / len(gold)
+
+    def ndcg10(side: str) -> float:  # binary relevance: the claim's cited papers
+        def one(r: dict) -> float:
+            found = sum(1 / math.log2(i + 2) for i, p in enumerate(hits_by[side][r["id"]][:10]) if p in r["gold"])
+            return found / sum(1 / math.log2(i + 2) for i in range(min(len(r["gold"]), 10)))
+
+        return sum(one(r) for r in gold) / len(gold)
 
     # were the modes really different? questions whose top 5 differ between each pair of sides
     differ = {f"{a}_vs_{b}": sum(hits_by[a][r["id"]] != hits_by[b][r["id"]] for r in rows)
@@ -138,6 +149,8 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
         out[f"query_{side}_p50_ms"] = common.pct(lat[side], 50)
         out[f"query_{side}_p95_ms"] = common.pct(lat[side], 95)
         out[f"recall5_{side}"] = recall(side)
+        if k >= 10:
+            out[f"ndcg10_{side}"] = ndcg10(side)
     out["index_ratio_ours_over_lc"] = out["index_ours_s"] / out["index_langchain_s"]
     out["index_ratio_ours_without_sentence_vectors_over_lc"] = out["index_ours_without_sentence_vectors_s"] / out[
         "index_langchain_s"
@@ -150,12 +163,32 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
     return out
 
 
+def _scifact(tmp: Path, n: int) -> tuple[Path, list[dict], int]:
+    """The first `n` SciFact abstracts (to a temporary file only: CC BY-NC) and the train claims answerable in them."""
+    folder = common.ROOT.parent / "shared" / "external" / "scifact"
+    folder = folder if folder.exists() else common.ROOT.parent.parent / "shared" / "external" / "scifact"
+    corpus = tmp / "scifact.jsonl"
+    ids: set[str] = set()
+    with (folder / "corpus.jsonl").open(encoding="utf-8") as f, corpus.open("w", encoding="utf-8") as out:
+        for line in list(f)[:n]:
+            record = json.loads(line)
+            ids.add(record["id"])
+            out.write(json.dumps({key: record[key] for key in ("id", "title", "abstract", "year") if key in record}))
+            out.write("\n")
+    claims = [json.loads(x) for x in (folder / "queries_train.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    rows = [c for c in claims if c.get("gold") and set(c["gold"]) <= ids]
+    return corpus, [{"id": c["id"], "question": c["question"], "gold": c["gold"]} for c in rows], 10
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--synthetic", default="2000,10000", help="sizes of the synthetic corpora, comma-separated")
     parser.add_argument("--runs", type=int, default=3, help="index runs per side on the bundled corpus")
     parser.add_argument("--synthetic-runs", type=int, default=1, help="index runs per side on the synthetic corpora")
     parser.add_argument("--out", default="peer", help="results name: bench/results/OUT.json (keep earlier runs)")
+    parser.add_argument("--scifact", type=int, default=0, metavar="N",
+                        help="also the first N SciFact abstracts (../shared/external, CC BY-NC, read at run time) with "
+                             "the train claims whose cited papers are all among them; nDCG@10")  # fmt: skip
     reuse = "use this index of the largest synthetic corpus as ours (bench_answer_scale.py --keep: same corpus)"
     parser.add_argument("--ours-home", metavar="DIR", help=reuse)
     args = parser.parse_args()
@@ -177,6 +210,10 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
+        if args.scifact:
+            corpus, claims, k = _scifact(tmp, args.scifact)
+            result["scifact"] = compare(corpus, tmp, model, 1, "scifact", rows=claims, k=k)
+            common.save(args.out, result)
         result["bundled"] = compare(common.ROOT / "data" / "icml2025.jsonl", tmp, model, args.runs, "bundled")
         sizes = [int(s) for s in str(args.synthetic).split(",") if s.strip() and int(s) > 0]
         if sizes:

@@ -66,7 +66,7 @@ def index_lc(corpus: Path, path: str, embeddings, settings):
     return time.perf_counter() - t, store, dict(zip(ids, texts, strict=True))
 
 
-def index_li(corpus: Path, path: str, model, settings):
+def index_li(corpus: Path, path: str, model, settings, k: int = 5):
     """LlamaIndex: TextNodes with the same text, our embedder behind its BaseEmbedding, Chroma as the store."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -109,10 +109,10 @@ def index_li(corpus: Path, path: str, model, settings):
     index = VectorStoreIndex(nodes, storage_context=storage, embed_model=embed, insert_batch_size=5000)
     seconds = time.perf_counter() - t
     embedded = {n.id_: n.get_content(metadata_mode="embed") for n in nodes}  # type: ignore[arg-type]
-    return seconds, index.as_retriever(similarity_top_k=5), embedded
+    return seconds, index.as_retriever(similarity_top_k=k), embedded
 
 
-def lc_hybrid(corpus: Path, settings, lc_store):
+def lc_hybrid(corpus: Path, settings, lc_store, k: int = 5):
     """What a LangChain user assembles for hybrid search: BM25Retriever (rank_bm25, default whitespace
     tokenizer) and the Chroma retriever, fused by EnsembleRetriever's weighted reciprocal rank, 5 from each."""
     from langchain_classic.retrievers import EnsembleRetriever
@@ -120,7 +120,7 @@ def lc_hybrid(corpus: Path, settings, lc_store):
 
     t = time.perf_counter()
     _, texts, metas = lc_chunks(corpus, settings)
-    bm25 = BM25Retriever.from_texts(texts, metadatas=metas, k=5)
+    bm25 = BM25Retriever.from_texts(texts, metadatas=metas, k=k)
     seconds = time.perf_counter() - t
-    dense = lc_store.as_retriever(search_kwargs={"k": 5})
+    dense = lc_store.as_retriever(search_kwargs={"k": k})
     return EnsembleRetriever(retrievers=[bm25, dense], weights=[0.5, 0.5]), seconds

@@ -79,8 +79,9 @@ class LazyEmbedder:
     """An Embedder whose model loads at the first `embed_batch` (or `dim` when it is not known): `rag search` and
     a re-index with nothing to embed never pay for loading it."""
 
-    def __init__(self, name: str, load: Callable[[], Embedder], dim: int | None = None) -> None:
+    def __init__(self, name: str, load: Callable[[], Embedder], dim: int | None = None, spans: bool = False) -> None:
         self.name = name
+        self.pools_spans = spans  # the model offers `embed_spans` (rag.index.late_chunking), known before loading
         self._load = load
         self._dim = dim
         self._model: Embedder | None = None
@@ -99,10 +100,16 @@ class LazyEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
         return self.model().embed_batch(texts)
 
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[list[list[float]], list[list[list[float] | None]]]:
+        return self.model().embed_spans(texts, spans)  # type: ignore[attr-defined]
+
 
 def lazy_embedder(settings: Settings, *, one_shot: bool = False) -> Embedder:
     dim = MINILM_DIM if settings.index.embedder == "minilm" else None
-    return LazyEmbedder(embedder_name(settings), lambda: make_embedder(settings, one_shot=one_shot), dim)
+    return LazyEmbedder(embedder_name(settings), lambda: make_embedder(settings, one_shot=one_shot), dim,
+                        spans=settings.index.embedder == "minilm")  # fmt: skip
 
 
 def build_index(

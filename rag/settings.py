@@ -64,6 +64,10 @@ class IndexSettings:
     # embed each chunk's sentences too and keep them in the docstore: an extractive answer (and the support check)
     # then embeds only the question; about doubles the embedding work of `rag index` (bench/bench_answer_scale.py)
     sentence_vectors: bool = True
+    # where sentence vectors come from (rag.index.late_chunking): "own" encodes each sentence on its own (a second
+    # encoder pass), "chunk" pools them from the chunk's own pass (no second pass; recorded with the docstore, a
+    # change re-derives them)
+    sentence_pass: str = field(default="own", metadata=value_range(choices=("chunk", "own")))
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
     lock_wait_s: float = field(default=10.0, metadata=value_range(0.0, 86400.0))  # for another `rag index` to finish
 

@@ -31,7 +31,10 @@ def _line(pdf: FPDF, text: str, size: float = 10, style: str = "", align: str = 
     pdf.multi_cell(0, h, text, align=align, new_x="LMARGIN", new_y="NEXT")
 
 
-def one_column(path: Path) -> Path:
+SHORT_ABSTRACT = "We route each radargram column to one of eight experts and cut bed picking error by 41 percent."
+
+
+def one_column(path: Path, abstract: str = GLACIER_ABSTRACT) -> Path:
     pdf = _pdf("Sparse Mixture Routing for Glacier Radar Sounding", "Ingrid Sorensen, Tomas Ruiz")
     pdf.add_page()
     _line(pdf, "Sparse Mixture Routing for Glacier Radar Sounding", 17, "B", "C", 9)
@@ -39,7 +42,7 @@ def one_column(path: Path) -> Path:
     _line(pdf, "arXiv:2401.01234v2 [cs.LG] 3 Jan 2024", 8, align="C")
     pdf.ln(4)
     _line(pdf, "Abstract", 11, "B", "C")
-    _line(pdf, GLACIER_ABSTRACT)
+    _line(pdf, abstract)
     pdf.ln(4)
     _line(pdf, "1 Introduction", 12, "B")
     _line(pdf, "Ice sheets lose mass. Radar sounding measures their thickness from aircraft. " * 3)

@@ -22,7 +22,7 @@ from rag.settings import DEFAULT_MIN_RELEVANCE, Settings, load_settings
 DIM = 32
 
 
-def _library(directory: Path, papers: int, spread: float, seed: int = 1) -> DocStore:
+def _library(directory: Path, papers: int, spread: float, seed: int = 1, sentence_pass: str = "own") -> DocStore:
     """A docstore of `papers` one-chunk papers of six sentences each. Each paper's vectors scatter around its own
     centre; the centres scatter around one common direction by `spread` (small: a crowded field)."""
     rng = np.random.default_rng(seed)
@@ -36,7 +36,7 @@ def _library(directory: Path, papers: int, spread: float, seed: int = 1) -> DocS
         builder.add(cid, " ".join(sentences), {"paper_id": f"paper-{p}"})
         builder.set_vector(cid, unit(centre + 0.3 * unit(rng.normal(size=DIM))))
         builder.set_sentence_vectors(cid, unit(centre + 0.9 * unit(rng.normal(size=(6, DIM)))))
-    builder.finish("fp-1", {"embedder": "test", "dim": DIM})
+    builder.finish("fp-1", {"embedder": "test", "dim": DIM, "sentence_pass": sentence_pass})
     docs = DocStore.load(directory)
     assert docs is not None
     return docs
@@ -50,6 +50,21 @@ def test_a_crowded_library_gets_higher_floors_than_a_spread_out_one(tmp_path: Pa
     assert crowded.sentence_floor is not None and spread.sentence_floor is not None
     assert crowded.sentence_floor > spread.sentence_floor
     assert crowded.papers == 80 and crowded.questions == 80 * 4 and crowded.fingerprint == "fp-1"
+
+
+def test_sentence_vectors_pooled_from_the_chunk_pass_are_not_used_as_questions(tmp_path: Path):
+    """Pooled vectors carry their chunk's context (rag.index.late_chunking); a question is encoded alone, so the
+    pseudo-questions are embedded instead, as for an index without sentence vectors."""
+    embedded: list[str] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return np.random.default_rng(3).normal(size=(len(texts), DIM)).astype(np.float32)
+
+    calibrate(_library(tmp_path / "own", 80, spread=0.6), "fp-1", embed)
+    assert embedded == []  # own-pass vectors stand in for questions
+    calibrate(_library(tmp_path / "pooled", 80, spread=0.6, sentence_pass="chunk"), "fp-1", embed)
+    assert embedded and all(t.startswith("Paper ") for t in embedded)
 
 
 def test_a_library_too_small_or_too_plain_to_measure_keeps_the_default(tmp_path: Path):

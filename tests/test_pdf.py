@@ -62,15 +62,39 @@ def test_full_text_sections_pages_without_references(tmp_path: Path) -> None:
     ],
     ids=["scanned", "encrypted", "broken"],
 )
-def test_unreadable_pdfs_stop_or_are_skipped_with_one_warning(tmp_path: Path, make, reason: str) -> None:
+def test_an_unreadable_pdf_in_a_folder_is_skipped_and_named_but_alone_it_stops(tmp_path: Path, make,
+                                                                             reason: str) -> None:  # fmt: skip
     bad = make(tmp_path / "bad.pdf")
     good = pdfs.one_column(tmp_path / "good.pdf")
-    with pytest.raises(CorpusError) as info:
-        read_papers([tmp_path])
+    with pytest.raises(CorpusError) as info:  # the file named on its own: the user meant that one
+        read_papers([bad])
     assert str(info.value).startswith(f"{bad}: {reason}") and "\n" not in str(info.value)
-    papers, warnings = _skip(tmp_path)
-    assert [p.source for p in papers] == [str(good)]
-    assert len(warnings) == 1 and warnings[0].startswith(f"{bad}: {reason}")
+    for mode in ("stop", "skip"):  # in a folder, with or without --skip-bad: one file lost, with one warning
+        warnings: list[str] = []
+        papers = read_papers([tmp_path], on_error=mode, warn=warnings.append)
+        assert [p.source for p in papers] == [str(good)]
+        assert len(warnings) == 1 and warnings[0].startswith(f"{bad}: {reason}")
+
+
+def test_a_short_abstract_under_an_abstract_heading_is_accepted(tmp_path: Path) -> None:
+    assert len(pdfs.SHORT_ABSTRACT.split()) < 25  # the minimum for a paragraph found without a heading
+    (paper,) = read_papers([pdfs.one_column(tmp_path / "short.pdf", abstract=pdfs.SHORT_ABSTRACT)])
+    assert paper.abstract == pdfs.SHORT_ABSTRACT
+
+
+def test_a_folder_of_pdfs_with_one_scan_indexes_the_rest_and_names_it(rag_cli, tmp_path: Path) -> None:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    pdfs.one_column(folder / "glacier.pdf")
+    pdfs.two_column(folder / "bus.pdf")
+    pdfs.one_column(folder / "short.pdf", abstract=pdfs.SHORT_ABSTRACT)
+    pdfs.scanned(folder / "scan.pdf")
+    code, out, err = rag_cli("index", str(folder))
+    assert code == 0, err
+    assert "indexed 3 papers" in out
+    assert f"skipped 1 unreadable file: {folder / 'scan.pdf'}: no text layer" in out
+    code, _, err = rag_cli("index", str(folder / "scan.pdf"))
+    assert code == 2 and "no text layer" in err
 
 
 def test_a_pdf_with_only_an_owner_password_opens(tmp_path: Path) -> None:

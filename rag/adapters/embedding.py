@@ -35,6 +35,7 @@ class MiniLMEmbedder:
 
     name = MINILM_NAME
     dim = 384
+    pools_spans = True  # offers embed_spans: sentence vectors from the chunk's own pass
 
     def __init__(self, max_tokens: int = 384, threads: int = 0, *, quick_start: bool = False) -> None:
         import onnxruntime as ort
@@ -65,3 +66,35 @@ class MiniLMEmbedder:
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return [row.tolist() for row in pooled]
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[list[list[float]], list[list[list[float] | None]]]:
+        """One encoder pass per text: its vector (as `embed_batch`) and, from the same token embeddings, the
+        mean-pooled vector of each character span (`late chunking`). A span with no token inside the model's
+        window (cut by truncation) gets None."""
+        if not texts:
+            return [], []
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        out: list[list[list[float] | None]] = []
+        for row, (encoding, text_spans) in enumerate(zip(encodings, spans, strict=True)):
+            # a token belongs to the span its first character falls in; special and padding tokens to none
+            starts = np.array([a if (b > a and not special) else -1 for (a, b), special in
+                               zip(encoding.offsets, encoding.special_tokens_mask, strict=True)])  # fmt: skip
+            vectors: list[list[float] | None] = []
+            for start, end in text_spans:
+                inside = (starts >= start) & (starts < end)
+                if not inside.any():
+                    vectors.append(None)
+                    continue
+                vector = hidden[row][inside].mean(axis=0)
+                vectors.append((vector / max(float(np.linalg.norm(vector)), 1e-12)).tolist())
+            out.append(vectors)
+        return [row.tolist() for row in pooled], out

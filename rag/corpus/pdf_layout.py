@@ -27,7 +27,8 @@ _REFERENCES = {"references", "bibliography", "works cited", "literature cited", 
 _ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
 _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
 _BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
-MIN_ABSTRACT_WORDS = 25
+MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
+MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
 
 def _norm(line: str) -> str:
@@ -116,8 +117,8 @@ def _paragraph_text(lines: Sequence[str]) -> str:
 
 
 def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
-    """(abstract, index after it): the text under an "Abstract" heading, or else the first paragraph of at
-    least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
+    """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
+    words), or else the first paragraph of at least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
     for i, line in enumerate(lines):
         m = _ABSTRACT_RE.match(line)
         if not m:
@@ -132,7 +133,7 @@ def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None
             body.append(line)
             j += 1
         text = _paragraph_text(body)
-        if len(text.split()) >= MIN_ABSTRACT_WORDS:
+        if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
             return text, j
     paragraph: list[str] = []
     for i, line in enumerate([*lines, ""]):

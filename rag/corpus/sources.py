@@ -37,6 +37,8 @@ class CorpusStats:
     records: int = 0
     papers: int = 0
     skipped: int = 0  # bad records and unreadable files passed over with on_error="skip"
+    # PDFs of a folder that could not be read ("x.pdf: no text layer ..."): skipped whatever on_error says
+    unreadable: list[str] = field(default_factory=list)
     filtered: int = 0  # records --where/--since did not select
     formats: dict[str, str] = field(default_factory=dict)  # file -> format label
 
@@ -55,6 +57,13 @@ class _Options:
         if self.on_error == "stop":
             raise corpus_error(message)
         stats.skipped += 1
+        self.warn(one_line(message))
+
+    def unreadable(self, message: str, stats: CorpusStats) -> None:
+        """A PDF found in a folder that cannot be read: a folder of PDFs always holds a scan or an odd file,
+        and it costs that file only (named in the run's report). A PDF named on its own still stops the run."""
+        stats.skipped += 1
+        stats.unreadable.append(one_line(message))
         self.warn(one_line(message))
 
 
@@ -170,7 +179,7 @@ class _Seen:
 
 
 def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: CorpusStats,
-               meter: _Meter) -> Iterator[Paper]:  # fmt: skip
+               meter: _Meter, in_folder: bool = False) -> Iterator[Paper]:  # fmt: skip
     records = 0
     seen.files.append(path)
     with Source(path, opts.read, meter.at) as source:
@@ -188,6 +197,9 @@ def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: Corp
                     raise BadRecord(record)
                 paper = build_paper(record, path, opts.max_abstract_chars)
             except BadRecord as e:
+                if in_folder and fmt.label == "PDF" and isinstance(record, str):
+                    opts.unreadable(f"{where}: {e}", stats)
+                    continue
                 opts.bad(f"{where}: {e}", stats)
                 continue
             if (first := seen.first(paper.id)) is not None:
@@ -208,9 +220,13 @@ def _iter(sources: Sequence[Path | str], opts: _Options, stats: CorpusStats) -> 
     try:
         plan: list[tuple[Path, Format]] = []
         done: set[Path] = set()
+        from_folder: set[Path] = set()
         for source in sources:
             where = str(source)
+            folder = Path(source).is_dir()
             for path in _files(source, opts, stats):
+                if folder:
+                    from_folder.add(path)
                 try:
                     key = path.resolve()
                 except (OSError, RuntimeError):
@@ -225,7 +241,7 @@ def _iter(sources: Sequence[Path | str], opts: _Options, stats: CorpusStats) -> 
         meter = _Meter(stats.bytes, opts, stats)
         for path, fmt in plan:
             where = str(path)
-            yield from _read_file(path, fmt, opts, seen, stats, meter)
+            yield from _read_file(path, fmt, opts, seen, stats, meter, path in from_folder)
     except CorpusError:
         raise
     except OSError as e:

@@ -116,11 +116,14 @@ def calibrate(
         paper_of_row[papers[name]] = k
     questions: list[tuple[int, np.ndarray, np.ndarray | None, int]] = []  # (paper, vector, own sentences, index)
     to_embed: list[tuple[int, str]] = []  # without stored sentence vectors: only the pseudo-questions are embedded
-    for name in sampled if docs.has_sentence_vectors else sampled[:MAX_PAPERS_EMBEDDED]:
+    # sentence vectors pooled from the chunk's pass (rag.index.late_chunking) carry their chunk's context: a
+    # question is encoded on its own, so they cannot stand in for one; the pseudo-questions are embedded then
+    pooled = docs.info.get("sentence_pass") == "chunk" and embed is not None
+    for name in sampled if docs.has_sentence_vectors and not pooled else sampled[:MAX_PAPERS_EMBEDDED]:
         texts, vecs = _sentences(docs, papers[name])
         usable = [i for i, t in enumerate(texts) if len(t.split()) >= MIN_WORDS]
         for i in usable[:: max(1, len(usable) // PER_PAPER)][:PER_PAPER]:
-            if vecs is not None:
+            if vecs is not None and not pooled:
                 questions.append((number[name], vecs[i], vecs, i))
             elif embed is not None:
                 to_embed.append((number[name], texts[i]))

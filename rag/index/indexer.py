@@ -19,44 +19,22 @@ from rag.corpus import CorpusStats, Selection, iter_papers
 from rag.errors import CorpusError, IndexMissingError
 from rag.index.calibration import Embed, to_json
 from rag.index.calibration import ensure as calibrate_floors
-from rag.index.chunking import chunk_paper, chunk_roles
+from rag.index.chunking import chunk_paper, chunk_roles, embed_text
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.integrity import fingerprint as index_fingerprint
 from rag.index.integrity import trusted
+from rag.index.late_chunking import effective_pass, sentence_function
 from rag.index.layout import Layout
 from rag.index.lexical import LexicalBuilder, LexicalIndex
 from rag.index.local_builder import LocalBuilder
 from rag.index.orphans import recover_rebuild
 from rag.index.records import chunk_metadata
-from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress, sentence_vectors
+from rag.index.report import IndexReport
+from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
 from rag.ports import Embedder, VectorStore, embed_in_batches
 from rag.settings import IndexSettings
-from rag.types import Calibration
 
 Warn = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class IndexReport:
-    papers: int
-    chunks: int
-    embedded: int
-    skipped: int  # unchanged, not re-embedded
-    removed: int
-    seconds: float
-    metadata_updated: int = 0
-    filtered: int = 0  # records --where/--since left out
-    bad: int = 0  # bad records and unreadable files skipped (--skip-bad)
-    calibration: Calibration | None = None  # the relevance floors derived from the collection (None: too small)
-
-    def line(self) -> str:
-        left_out = [f"{n:,} {what}" for n, what in ((self.filtered, "filtered out"), (self.bad, "skipped as bad")) if n]
-        floor = self.calibration.describe() if self.calibration else "too few papers to calibrate a relevance floor"
-        return (
-            f"indexed {self.papers} papers: {self.chunks} chunks, {self.embedded} embedded, "
-            f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s); {floor}"
-            + (f"; records {', '.join(left_out)}" if left_out else "")
-        )
 
 
 @dataclass(frozen=True)
@@ -151,8 +129,11 @@ def build_index(
     old_docs = None if rebuild else trusted(DocStore.load(docs_dir), docs_dir, "docstore", warn, full=True)
     # BM25 and the docstore are rebuilt together when either does not match the corpus
     local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
-    if settings.sentence_vectors and old_docs is not None and not old_docs.has_sentence_vectors:
-        local_current = False  # a docstore from before sentence vectors: fill them in
+    sentence_pass = effective_pass(embedder, settings.sentence_pass) if settings.sentence_vectors else ""
+    old_pass = str(old_docs.info.get("sentence_pass", "own")) if old_docs is not None else ""
+    if settings.sentence_vectors and old_docs is not None and (not old_docs.has_sentence_vectors
+                                                               or old_pass != sentence_pass):  # fmt: skip
+        local_current = False  # a docstore from before sentence vectors, or from the other pass: fill them in
 
     marker = layout.dirty_marker
     marker.write_text("an index update started and has not finished; run `rag index` again\n")
@@ -166,13 +147,14 @@ def build_index(
     local = None
     if not local_current:
         docs = DocStoreBuilder(layout.docs_dir, len(planned), int(target.info["dim"]))
-        sentences = (lambda chunks: sentence_vectors(embedder, chunks, settings.embed_batch_size)) if (
-            settings.sentence_vectors) else None  # fmt: skip
-        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences)
+        sentences = sentence_function(embedder, sentence_pass, settings.embed_batch_size) if sentence_pass else None
+        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences, old_pass == sentence_pass)
         if writer is not None:
             writer.on_vector = docs.set_vector
             if settings.sentence_vectors:
                 writer.on_sentences = docs.set_sentence_vectors
+                writer.chunk_pass = sentence_pass == "chunk"
+        layout.calibration_file.unlink(missing_ok=True)  # derived from the docstore being replaced
     try:
         if to_embed or meta_only or local is not None:
             _second_pass(read, settings, planned, to_embed, meta_only, target, writer, local)
@@ -180,14 +162,15 @@ def build_index(
             target.delete(removed)
         if local is not None:
             stored = target.info
-            local.finish(fingerprint, lex_dir, {"embedder": stored.get("embedder"), "dim": stored.get("dim")})
+            local.finish(fingerprint, lex_dir, {"embedder": stored.get("embedder"), "dim": stored.get("dim"),
+                                                "sentence_pass": sentence_pass})  # fmt: skip
     except BaseException:
         if local is not None:
             local.docs.abort()
         raise
     # the relevance floors derived from this collection (rag.index.calibration): kept beside the local copies and
     # with the collection, for readers on other machines
-    calibration = calibrate_floors(layout, fingerprint, _embed_for_calibration(embedder, settings))
+    calibration = calibrate_floors(layout, fingerprint, _embed_for_calibration(embedder, settings, sentence_pass))
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
     # indexed_at: when the index last changed, for the UI's "what is indexed" line
     target.update_info(lexical_fingerprint=fingerprint, indexed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -205,8 +188,9 @@ def build_index(
         seconds=time.perf_counter() - started,
         metadata_updated=len(meta_only),
         filtered=stats.filtered,
-        bad=stats.skipped,
+        bad=stats.skipped - len(stats.unreadable),
         calibration=calibration,
+        unreadable=tuple(stats.unreadable),
     )
 
 
@@ -226,9 +210,10 @@ def _storable(source: str, paper_id: str, text: str, meta: dict[str, str | int])
                 ) from None
 
 
-def _embed_for_calibration(embedder: Embedder, settings: IndexSettings) -> Embed | None:
-    """Without stored sentence vectors the calibration embeds its pseudo-questions (a few hundred sentences)."""
-    if settings.sentence_vectors:
+def _embed_for_calibration(embedder: Embedder, settings: IndexSettings, sentence_pass: str) -> Embed | None:
+    """Without stored sentence vectors, or with vectors pooled from the chunk's pass, the calibration embeds its
+    pseudo-questions (a few hundred sentences)."""
+    if settings.sentence_vectors and sentence_pass != "chunk":
         return None
     return lambda texts: np.asarray(embed_in_batches(embedder, texts, settings.embed_batch_size), dtype=np.float32)
 
@@ -272,7 +257,8 @@ def _second_pass(
                 raise CorpusError("the corpus files changed while they were being indexed; run `rag index` again")
             seen += 1
             if local is not None:
-                local.add(chunk, meta, embedding=chunk.id in to_embed)
+                local.add(chunk, meta, embedding=chunk.id in to_embed,
+                          embedded_as=embed_text(item[0], chunk.text, chunk.section))  # fmt: skip
             if chunk.id in to_embed and writer is not None:
                 window.append(item)
                 if len(window) >= WRITE_CHUNKS:

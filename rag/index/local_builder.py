@@ -6,12 +6,12 @@ or else from the store, by page. Sentence vectors the previous docstore lacks ar
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rag.errors import IndexMissingError
 from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.index.late_chunking import SentenceFn
 from rag.index.lexical import LexicalBuilder
 from rag.index.records import lexical_text
 from rag.index.writer import WRITE_CHUNKS
@@ -29,14 +29,18 @@ class LocalBuilder:
         docs: DocStoreBuilder,
         old: DocStore | None,
         store: VectorStore,
-        embed_sentences: Callable[[list[Chunk]], dict[str, list[list[float]]]] | None = None,
+        embed_sentences: SentenceFn | None = None,
+        reuse_sentences: bool = True,
     ):
+        """`reuse_sentences`: the old docstore's sentence vectors come from the wanted pass (else re-derived)."""
         self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
         self.fetch: list[str] = []
         self.embed_sentences = embed_sentences
-        self.sentences_todo: list[Chunk] = []  # unchanged chunks whose sentence vectors the old docstore lacks
+        self.reuse_sentences = reuse_sentences
+        # unchanged chunks (with the text the embedder sees) whose sentence vectors the old docstore lacks
+        self.sentences_todo: list[tuple[Chunk, str]] = []
 
-    def add(self, chunk: Chunk, meta: dict[str, str | int], embedding: bool) -> None:
+    def add(self, chunk: Chunk, meta: dict[str, str | int], embedding: bool, embedded_as: str = "") -> None:
         self.lexical.add(chunk.id, lexical_text(meta, chunk.text))
         self.docs.add(chunk.id, chunk.text, meta)
         if embedding:
@@ -44,11 +48,12 @@ class LocalBuilder:
         previous = self.old.get(chunk.id) if self.old is not None else None
         same_text = previous is not None and previous.metadata.get("hash") == chunk.content_hash
         if self.embed_sentences is not None:
-            old_sentences = self.old.sentence_vectors(chunk.id) if self.old is not None and same_text else None
+            reuse = self.old is not None and same_text and self.reuse_sentences
+            old_sentences = self.old.sentence_vectors(chunk.id) if self.old is not None and reuse else None
             if old_sentences is not None:
                 self.docs.set_sentence_vectors(chunk.id, old_sentences)
             else:
-                self.sentences_todo.append(chunk)
+                self.sentences_todo.append((chunk, embedded_as or chunk.text))
                 if len(self.sentences_todo) >= WRITE_CHUNKS:
                     self._embed_sentences()
         if previous is not None and same_text and previous.embedding is not None:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from rag.index.chunking import embed_text
-from rag.ports import Embedder, VectorStore, embed_in_batches
-from rag.text import split_sentences
+from rag.index.late_chunking import late_pass, own_pass
+from rag.ports import Embedder, VectorStore
 from rag.types import Chunk, Paper
 
 Progress = Callable[[int, int], None]  # (done, total) in papers to embed
@@ -42,6 +42,7 @@ class EmbedWriter:
         self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
         # the vectors of each chunk's sentences, for the answer step (None: not wanted)
         self.on_sentences: Callable[[str, list[list[float]]], None] | None = None
+        self.chunk_pass = False  # sentence vectors pooled from the chunk's own pass (rag.index.late_chunking)
         if progress:
             progress(0, papers)  # start the clock before the first batch
 
@@ -51,7 +52,12 @@ class EmbedWriter:
         pairs = sorted(seen, key=lambda pair: len(pair[0]))
         for start in range(0, len(pairs), self.batch_size):
             texts, batch = zip(*pairs[start : start + self.batch_size], strict=True)
-            vectors = self.model.embed_batch(list(texts))
+            if self.chunk_pass and self.on_sentences is not None:
+                vectors, pooled = late_pass(self.model, texts, [chunk for _, chunk, _ in batch])
+                for (_, chunk, _), sentence_rows in zip(batch, pooled, strict=True):
+                    self.on_sentences(chunk.id, sentence_rows)
+            else:
+                vectors = self.model.embed_batch(list(texts))
             self.pending.extend(zip(batch, vectors, strict=True))
             if self.on_vector is not None:
                 for (_, chunk, _), vector in zip(batch, vectors, strict=True):
@@ -59,8 +65,8 @@ class EmbedWriter:
             idle = self._inflight is None or self._inflight.done()
             if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
                 self._submit()
-        if self.on_sentences is not None:
-            for cid, rows in sentence_vectors(self.model, [chunk for _, chunk, _ in window], self.batch_size).items():
+        if self.on_sentences is not None and not self.chunk_pass:
+            for cid, rows in own_pass(self.model, [chunk for _, chunk, _ in window], self.batch_size).items():
                 self.on_sentences(cid, rows)
 
     def _upsert(self, batch: list[tuple[Item, Sequence[float]]]) -> int:
@@ -95,13 +101,3 @@ class EmbedWriter:
             self.barrier()
         finally:
             self._pool.shutdown(wait=True)
-
-
-def sentence_vectors(model: Embedder, chunks: Sequence[Chunk], batch_size: int) -> dict[str, list[list[float]]]:
-    """Every sentence of the chunks (split_sentences order), embedded in length-sorted batches, by chunk id."""
-    owners = [(chunk.id, s) for chunk in chunks for s in split_sentences(chunk.text)]
-    vectors = embed_in_batches(model, [s for _, s in owners], batch_size)
-    by_chunk: dict[str, list[list[float]]] = {chunk.id: [] for chunk in chunks}
-    for (cid, _), vector in zip(owners, vectors, strict=True):
-        by_chunk[cid].append(vector)
-    return by_chunk

@@ -1,0 +1,98 @@
+"""Sentence vectors for the docstore, two ways (`IndexSettings.sentence_pass`):
+
+- "own": every sentence is encoded on its own, a second encoder pass over the chunk's text (the reference);
+- "chunk": "late chunking": the chunk is encoded once (title + text, as for its own vector) and each sentence's
+  vector is the mean of that pass's token embeddings over the sentence's characters. No second pass; the
+  vectors carry the chunk's context, so they sit at a different similarity level than standalone encodings
+  (BENCHMARKS.md section 9 has the dev figures that decide the default).
+
+Only an embedder that can pool token spans (`pools_spans` true and an `embed_spans` method: the local MiniLM, also
+behind the factory's lazy loader) can do "chunk"; others fall back to "own". A sentence the model's window cut
+off (a chunk longer than its token limit) is encoded on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, cast
+
+from rag.ports import Embedder, embed_in_batches
+from rag.text import split_sentences
+from rag.types import Chunk
+
+SENTENCE_PASSES = ("chunk", "own")
+# (chunk, the text the embedder sees for it) -> its sentence vectors, by chunk id
+SentenceFn = Callable[[Sequence[tuple[Chunk, str]]], dict[str, list[list[float]]]]
+
+
+class SpanEmbedder(Protocol):
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[list[list[float]], list[list[list[float] | None]]]: ...
+
+
+def sentence_spans(embedded: str, chunk_text: str) -> list[tuple[int, int]]:
+    """Character spans in `embedded` (which ends with `chunk_text`) of the chunk's sentences, in split_sentences
+    order; each runs to the next one's start (so the whitespace between them belongs to the earlier one)."""
+    base = len(embedded) - len(chunk_text)
+    starts: list[int] = []
+    cursor = 0
+    for sentence in split_sentences(chunk_text):
+        head = sentence.split(None, 1)[0] if sentence.split() else sentence
+        found = chunk_text.find(head, cursor)
+        found = cursor if found < 0 else found
+        starts.append(found)
+        cursor = found + len(head)
+    ends = [*starts[1:], len(chunk_text)]
+    return [(base + a, base + max(a + 1, b)) for a, b in zip(starts, ends, strict=True)]
+
+
+def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk]) -> tuple[
+        list[list[float]], list[list[list[float]]]]:  # fmt: skip
+    """One encoder pass over `texts` (the chunks as embedded): each chunk's vector and its sentence vectors
+    pooled from the same pass; sentences outside the model's window are encoded on their own."""
+    spans = [sentence_spans(text, chunk.text) for text, chunk in zip(texts, chunks, strict=True)]
+    vectors, pooled = cast(SpanEmbedder, model).embed_spans(texts, spans)
+    missing = [(i, j) for i, rows in enumerate(pooled) for j, row in enumerate(rows) if row is None]
+    if missing:
+        own = [split_sentences(chunks[i].text)[j] for i, j in missing]
+        for (i, j), vector in zip(missing, model.embed_batch(own), strict=True):
+            pooled[i][j] = vector
+    return vectors, [[row for row in rows if row is not None] for rows in pooled]
+
+
+def uses_chunk_pass(model: Embedder, sentence_pass: str) -> bool:
+    return sentence_pass == "chunk" and getattr(model, "pools_spans", False) is True
+
+
+def effective_pass(model: Embedder, sentence_pass: str) -> str:
+    """The pass the stored sentence vectors really come from (recorded with the docstore)."""
+    return "chunk" if uses_chunk_pass(model, sentence_pass) else "own"
+
+
+def own_pass(model: Embedder, chunks: Sequence[Chunk], batch_size: int) -> dict[str, list[list[float]]]:
+    """Every sentence of the chunks (split_sentences order), embedded on its own in length-sorted batches."""
+    owners = [(chunk.id, s) for chunk in chunks for s in split_sentences(chunk.text)]
+    vectors = embed_in_batches(model, [s for _, s in owners], batch_size)
+    by_chunk: dict[str, list[list[float]]] = {chunk.id: [] for chunk in chunks}
+    for (cid, _), vector in zip(owners, vectors, strict=True):
+        by_chunk[cid].append(vector)
+    return by_chunk
+
+
+def sentence_function(model: Embedder, sentence_pass: str, batch_size: int) -> SentenceFn:
+    """Sentence vectors for chunks whose own vector is not being computed now (unchanged chunks of an index
+    whose docstore lacks them, or holds them from the other pass)."""
+    if not uses_chunk_pass(model, sentence_pass):
+        return lambda pairs: own_pass(model, [chunk for chunk, _ in pairs], batch_size)
+
+    def chunk_pass(pairs: Sequence[tuple[Chunk, str]]) -> dict[str, list[list[float]]]:
+        ordered = sorted(pairs, key=lambda pair: len(pair[1]))
+        out: dict[str, list[list[float]]] = {}
+        for start in range(0, len(ordered), max(1, batch_size)):
+            batch = ordered[start : start + batch_size]
+            _, rows = late_pass(model, [text for _, text in batch], [chunk for chunk, _ in batch])
+            out.update({chunk.id: r for (chunk, _), r in zip(batch, rows, strict=True)})
+        return out
+
+    return chunk_pass
