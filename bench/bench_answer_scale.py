@@ -108,7 +108,8 @@ def main() -> None:
             built = build(home, corpus, model)
             row = {**built, **measure(home, model, questions)}
             row["measured_at"] = result["machine"].get("date")
-            if n == min(sizes) and not args.no_build_ratio:  # what the sentence vectors cost at index time, side by side
+            # what the sentence vectors cost at index time, side by side
+            if n == min(sizes) and not args.no_build_ratio:
                 plain = build(root / f"plain-{n}", corpus, model, sentence_vectors=False)["build_s"]
                 again = build(root / f"again-{n}", corpus, model)["build_s"]
                 row["build_without_sentence_vectors_s"] = plain
