@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,9 +55,8 @@ class MiniLMEmbedder:
             str(_minilm_model_path()), sess_options=options, providers=["CPUExecutionProvider"]
         )
 
-    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
+    def _encode(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
+        """One encoder pass: the tokenizer's encodings, the token embeddings, and each text's normalised mean."""
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
@@ -65,6 +65,12 @@ class MiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return encodings, hidden, pooled
+
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        _, _, pooled = self._encode(texts)
         return [row.tolist() for row in pooled]
 
     def embed_spans(
@@ -75,14 +81,7 @@ class MiniLMEmbedder:
         window (cut by truncation) gets None."""
         if not texts:
             return [], []
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = self._session.run(None, feeds)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        encodings, hidden, pooled = self._encode(texts)
         out: list[list[list[float] | None]] = []
         for row, (encoding, text_spans) in enumerate(zip(encodings, spans, strict=True)):
             # a token belongs to the span its first character falls in; special and padding tokens to none
