@@ -61,6 +61,21 @@ def _cue_role(sentence: str) -> str | None:
     return None
 
 
+_OPEN_QUESTION = re.compile(r"\b(?:remains?|is|are|was|were) (?:still |largely )?(?:elusive|unclear|unknown|debated|"
+                            r"controversial|(?:poorly|incompletely|not (?:well |fully )?)(?:understood|described|"
+                            r"studied|known))\b|\bhas not been (?:well )?(?:studied|described|examined|investigated)\b",
+                            re.I)  # fmt: skip
+
+
+def states_no_finding(sentence: str) -> bool:
+    """An aim ("To determine whether ...", "OBJECTIVE: ...") or an open question ("... remains elusive"): the
+    sentence asks, it does not say which way a result went."""
+    inline = _INLINE_LABEL.match(sentence)
+    if inline and role_of_label(inline.group(1)) == OBJECTIVE:
+        return True
+    return _cue_role(sentence) == OBJECTIVE or bool(_OPEN_QUESTION.search(sentence))
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().lower()
 

@@ -44,7 +44,7 @@ def norm(word: str) -> str:
 
 _SUFFIXES = tuple(
     "abilities ability ibility ations ation izations ization isations isation izing ising izes ises ized ised ize "
-    "ise ments ment ities ity ively ive ings ing ness ies ied ers er ed es ly al able ible s e".split()
+    "ise ments ment ities ity ively ive ings ing ness ies ied ers er ed es ly al able ible ions ion s e".split()
 )
 
 
@@ -78,9 +78,11 @@ class SourceVocabulary:
         self.stems = {stem(t) for t in tokens} | {stem(p) for t in tokens for p in t.split("-")}
         self.parts = {p for t in tokens for p in t.split("-")}
         # initialisms of 2-5 word spans: "SGD" for "stochastic gradient descent", "MLLM" for "multimodal large ..."
-        self.initialisms = {
-            "".join(w[0] for w in tokens[i : i + n] if w) for n in range(2, 6) for i in range(len(tokens))
-        }
+        # initialisms over the words and over hyphen parts ("TRAP" for "tartrate-resistant acid phosphatase")
+        seqs = (tokens, _hyphen_parts(tokens))
+        self.initialisms = {"".join(w[0] for w in seq[i : i + n] if w)
+                            for seq in seqs for n in range(2, 6) for i in range(len(seq))}  # fmt: skip
+        self.long = sorted(t for t in self.exact if len(t) >= FAMILY_PREFIX and t.isalpha())
 
     def has(self, word: str) -> bool:
         w = norm(word)
@@ -95,8 +97,35 @@ class SourceVocabulary:
         a = norm(acronym)
         if acronym.isupper() and len(acronym) >= 2 and (a in self.initialisms or any(a in t for t in self.exact)):
             return True
+        if w.startswith("non") and len(w) > 6 and self.has(w[3:].lstrip("-")):
+            return True  # "nonhypertensive": the source's "hypertension" with a negating prefix
         s_w = stem(w)
-        return len(s_w) >= 5 and any(len(s) >= 5 and (s_w.startswith(s) or s.startswith(s_w)) for s in self.stems)
+        if len(s_w) >= 5 and any(len(s) >= 5 and (s_w.startswith(s) or s.startswith(s_w)) for s in self.stems):
+            return True
+        return len(w) >= FAMILY_PREFIX and any(same_family(w, t) for t in self.long)
+
+
+FAMILY_PREFIX = 8  # long words sharing this much of their start, and most of the shorter one, are one family
+
+
+def same_family(a: str, b: str) -> bool:
+    """Two long words of one family: "hypothalamic"/"hypothalamus", "neurotransmission"/"neurotransmitter"
+    (a shared start of 8+ letters covering 70% of the shorter), or one inside the other ("homocysteine" in
+    "hyperhomocysteinemia")."""
+    if len(b) < FAMILY_PREFIX:
+        return False
+    if a in b or b in a:
+        return True
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= FAMILY_PREFIX and n >= 0.7 * min(len(a), len(b))
+
+
+def _hyphen_parts(tokens: list[str]) -> list[str]:
+    return [p for t in tokens for p in t.split("-") if p]
 
 
 def _specific(word: str, first: bool) -> bool:
@@ -128,6 +157,23 @@ def _defined_in_claim(claim: str, vocab: SourceVocabulary) -> set[str]:
     return out
 
 
+_GLOSS = re.compile(r"([A-Za-z][\w'-]*)\s+\(([^()]{1,60})\)")
+
+
+def _glossed(claim: str, vocab: SourceVocabulary) -> set[str]:
+    """Words of a parenthesis that restates a term the source has: "baker's yeast (Saccharomyces cerevisiae)",
+    "VgrG (Tssl)". The gloss names what the source names; it adds no finding."""
+    out: set[str] = set()
+    shorts = {short for short, _ in abbreviations(claim)}
+    for m in _GLOSS.finditer(claim):
+        gloss = m.group(2).strip()
+        if gloss in shorts:
+            continue  # "reactive oxygen species (ROS)": an abbreviation, checked as one (_defined_in_claim)
+        if vocab.has(m.group(1)):
+            out |= set(words(gloss))
+    return out
+
+
 def _name_like(word: str) -> bool:
     """Capitalised inside the sentence, an acronym, or with digits: a name, not merely a rare word."""
     return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or word[:1].isupper()
@@ -137,7 +183,7 @@ def missing_specific_terms(claim: str, vocab: SourceVocabulary, names_only: bool
     """The claim's specific terms the source lacks; `names_only`: rare lower-case words ("neurotransmission") are
     let through (the caller found a source sentence close enough to count as a paraphrase)."""
     claim = plain(claim)
-    defined = _defined_in_claim(claim, vocab)
+    defined = _defined_in_claim(claim, vocab) | _glossed(claim, vocab)
     out = []
     for i, word in enumerate(words(claim)):
         if word in defined:
@@ -152,7 +198,8 @@ def missing_specific_terms(claim: str, vocab: SourceVocabulary, names_only: bool
         if "-" in word:  # a compound adds a term only through a specific part the source lacks
             if vocab.forms.has(word):
                 continue
-            new = [part for part in word.split("-") if part and _specific(part, False) and not vocab.has(part)]
+            parts = [part for part in word.split("-") if part]
+            new = [part for j, part in enumerate(parts) if _specific(part, i == 0 and j == 0) and not vocab.has(part)]
             if new and word not in out:
                 out.append(word)
         elif _specific(word, i == 0) and not vocab.has(word) and word not in out:
@@ -170,7 +217,8 @@ STRONG = ("all", "every", "always", "never", "none", "any", "entire", "entirely"
           "sole", "solely", "exclusively")  # fmt: skip
 _NEGATION = re.compile(r"\b(not|no|never|cannot|can't|won't|don't|doesn't|isn't|aren't|fails?|failed|lacks?|"
                        r"lacking|unable|neither|nor|none|rarely|seldom|little|hardly|absent|prevents?|preventing|"
-                       r"prevented)\b|n't\b", re.I)  # fmt: skip
+                       r"prevented|minimal|negligible|unrelated|unaffected|unchanged|incapable|ineffective|"
+                       r"inaccurate|insufficient)\b|n't\b", re.I)  # fmt: skip
 NEGATION_SCOPE = 5  # words after a negation that it governs
 OPPOSITES = (
     ("higher", "lower"),
@@ -223,9 +271,10 @@ def strong_words_missing(claim: str, vocab: SourceVocabulary) -> list[str]:
 
 
 _WITHOUT = re.compile(r"\b(without)\b", re.I)
+_CONTRAST = re.compile(r"\bbut\s*$", re.I)  # right before a negation: it contrasts, not denies the clause
 
 
-def _negated(text: str, without: bool = False) -> set[str]:
+def _negated(text: str, without: bool = False, contrast: bool = False) -> set[str]:
     """Stems of the content words a negation in the text governs (the few words after it). `without` counts as a
     negation when asked: a claim's "without exemplars" agrees with a source's "does not require exemplars", but a
     source's "without compromising accuracy" is not a finding a claim must repeat."""
@@ -233,7 +282,11 @@ def _negated(text: str, without: bool = False) -> set[str]:
     text = re.sub(r"\bnot (?:only|just|merely)\b", "", text, flags=re.I)  # "not only X but also Y" affirms X
     matches = [*_NEGATION.finditer(text), *(_WITHOUT.finditer(text) if without else ())]
     for m in matches:
-        after = [stem(norm(w)) for w in words(text[m.end() :])[:NEGATION_SCOPE]]
+        scope = NEGATION_SCOPE
+        if contrast and _CONTRAST.search(text[: m.start()]):  # a source's "in chronic but not in episodic
+            # headache" denies one word, not the clause
+            scope = 1 + sum(1 for w in words(text[m.end() :])[:3] if norm(w) in _FUNCTION)
+        after = [stem(norm(w)) for w in words(text[m.end() :])[:scope]]
         out |= {w for w in after if w not in _FUNCTION and len(w) > 2}
     if without:  # "exemplar-free" denies exemplars as "without exemplars" does
         out |= {stem(norm(m.group(1))) for m in _FREE.finditer(text)}
@@ -253,7 +306,7 @@ def polarity_mismatch(claim: str, evidence: str, source: str | None = None) -> s
     stated = bool(source and c_neg & _negated(source, without=True))
     if c_neg & e_stems and not _negated(evidence, without=True) and not stated:
         return "says the opposite of the source (negation)"
-    if _negated(evidence) & c_stems and not c_neg:
+    if _negated(evidence, contrast=True) & c_stems and not c_neg:
         return "drops the source's negation"
     c, e = {norm(w) for w in words(claim)}, {norm(w) for w in words(evidence)}
     for a, b in OPPOSITES:

@@ -19,7 +19,7 @@ _UP = ("increas", "rais", "rise", "rose", "higher", "greater", "enhanc", "promot
        "improv", "accelerat", "exacerbat", "encourag", "stimulat", "upregulat", "augment", "boost", "strengthen")
 _DOWN = ("decreas", "reduc", "lower", "fewer", "inhibit", "imped", "suppress", "deactivat", "inactivat", "attenuat",
          "negativ", "dampen", "impair", "downregulat", "diminish", "weaken", "declin", "lessen", "cut", "drop",
-         "fell", "fall")  # fmt: skip
+         "fell", "fall", "worsen")  # fmt: skip
 _DIRECTION_SCOPE = 4  # words after a direction word that say what it applies to
 
 
@@ -50,7 +50,8 @@ def direction_mismatch(claim: str, evidence: str) -> str | None:
     """The claim's effect goes only one way, the evidence's only the other, about something both name."""
     c, e = _directed(claim), _directed(evidence)
     for d in (1, -1):
-        if c[d] and not c[-d] and e[-d] and not e[d] and (c[d] & e[-d] - {"_"}):
+        # per object: the claim moves something one way that the evidence moves only the other way
+        if c[d] and not c[-d] and (c[d] & e[-d] - {"_"}) and not (c[d] & e[d] - {"_"}):
             said, source = ("an increase", "a decrease") if d == 1 else ("a decrease", "an increase")
             return f"says {said} where the source says {source}"
     return None
@@ -141,3 +142,43 @@ def unit_mismatch(claim: str, source: str) -> str | None:
             continue  # the source says nothing about what its number counts
         return f"{m.group(1)} {' '.join(words(claim[m.end():])[:2])}: the source gives {m.group(1)} for something else"
     return None
+
+
+_CURRENCY = "$€£¥"
+
+
+def _heads(text: str, start: int, end: int) -> tuple[str, ...]:
+    """What the number at text[start:end] counts: its currency sign, and the first content word after it (past
+    "%" and scale words: "213,000 wells", "$5 billion", "one in five surgical trials" -> "surgic")."""
+    sign = text[start - 1] if start and text[start - 1] in _CURRENCY else ""
+    skip = {stem(w) for w in _FUNCTION | _SCALE_WORDS}
+    after = [w for w in _after(re.split(r"[,;:()]", text[end:])[0], 0, 3) if w not in skip and len(w) > 2]
+    return tuple(x for x in (sign, after[0] if after else "") if x)
+
+
+def different_number(claim: str, source: str, missing: set[str]) -> str | None:
+    """A number the source lacks, where the source gives another number for the same thing: "500 wells" against
+    "213,000 wells", "$5 billion" against "$750 million". None when the source counts nothing alike (then the
+    number is merely not found)."""
+    given: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for m in _NUMBER.finditer(source):
+        if heads := _heads(source, m.start(), m.end()):
+            given.setdefault(heads, []).append((m.group(1).replace(",", ""), _phrase(source, m)))
+    for m in _NUMBER.finditer(claim):
+        number = m.group(1).replace(",", "")
+        if number not in missing:
+            continue
+        heads = _heads(claim, m.start(), m.end())
+        others = [phrase for n, phrase in given.get(heads, []) if n != number] if heads else []
+        if others:
+            return f"says {_phrase(claim, m)} where the source says {others[0]}"
+    return None
+
+
+def _phrase(text: str, m: re.Match[str]) -> str:
+    """The number with its sign and the next two words: "$750 million", "213,000 wells"."""
+    sign = text[m.start() - 1] if m.start() and text[m.start() - 1] in _CURRENCY else ""
+    after = words(re.split(r"[,;:()]", text[m.end() :])[0])[:2]
+    while after and norm(after[-1]) in _FUNCTION:
+        after.pop()
+    return " ".join([sign + m.group(1), *after])

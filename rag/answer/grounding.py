@@ -19,10 +19,11 @@ from rag.answer.attribution import misattributed
 from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
 from rag.answer.claim_rules import SourceVocabulary
 from rag.answer.injection import untrusted
-from rag.answer.names import links, quantities
+from rag.answer.names import links, quantities, rounded_away
 from rag.answer.number_words import number_word_mismatch
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.index.lexical import tokenize
+from rag.roles import states_no_finding
 from rag.text import split_sentences
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, SentenceCheck
 
@@ -121,8 +122,15 @@ class SupportChecker:
         own_links = " ".join(links(joined))
         if bad := [u for u in links(claim) if u not in own_links]:
             return Verdict(NOT_FOUND, f"{bad[0]} is not a link of the cited paper", [])
-        missing = numbers_in(claim) - numbers_in(" ".join(number_evidence(h) for _, h in trusted))
+        given = numbers_in(" ".join(number_evidence(h) for _, h in trusted))
+        missing = numbers_in(claim) - given
+        missing -= rounded_away(missing, given)
         if missing:
+            text = " ".join(number_evidence(h) for _, h in trusted)
+            if "units" in self.rules and (other := comparisons.different_number(claim, text, missing)):
+                said = other.split(" where the source says ", 1)[1]
+                quote = [(i, s) for i, s in sentences if said in s][:1]
+                return Verdict(CONTRADICTED, other, quote)  # the source gives another number for the same thing
             return Verdict(NOT_FOUND, f"{', '.join(sorted(missing))} is not in the cited source", [])  # invented
         if not sentences:
             return Verdict(NOT_FOUND, "the cited source has no text", [])
@@ -183,7 +191,8 @@ class SupportChecker:
             return "units", unit
         if "strong" in on and (strong := rules.strong_words_missing(claim, vocab)):
             return "strong", f"claims more than the source: {', '.join(repr(w) for w in strong)}"
-        if "polarity" in on and (pol := rules.polarity_mismatch(claim, evidence, passages or source)):
+        asks = states_no_finding(evidence)  # an aim or an open question: its "not" or "whether" states no result
+        if "polarity" in on and not asks and (pol := rules.polarity_mismatch(claim, evidence, passages or source)):
             return "polarity", pol
         if "direction" in on and (way := comparisons.direction_mismatch(claim, evidence)):
             return "direction", way

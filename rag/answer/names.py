@@ -14,6 +14,7 @@ spellings are the same name.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta", "η": "eta",
          "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "π": "pi", "ρ": "rho", "σ": "sigma",
@@ -31,6 +32,8 @@ _ABBREVIATION = re.compile(r"((?:[\w'-]+\s+){1,8}?)\(([A-Za-z][A-Za-z0-9-]*[A-Z]
 _SPELLING = ((re.compile(r"ae"), "e"), (re.compile(r"oe"), "e"), (re.compile(r"our\b"), "or"),
              (re.compile(r"is(e|ed|es|ing|ation)\b"), r"iz\1"))  # fmt: skip
 MIN_TYPO_LENGTH = 7  # a word this long with one letter changed is the same word mistyped
+# Greek letters inside a name with digits, spelled out: "APOE epsilon4" = "APOE4", "alphavbeta3" = "avbeta3"
+_GREEK_NAME = re.compile("|".join(sorted((n for n in GREEK.values() if len(n) >= 4), key=len, reverse=True)))
 
 
 def plain(text: str) -> str:
@@ -55,6 +58,23 @@ def quantities(text: str) -> set[str]:
                                      for n in names):  # fmt: skip
             continue
         out.add(m.group().replace(",", "").rstrip("."))
+    return out
+
+
+def rounded_away(claimed: set[str], given: set[str]) -> set[str]:
+    """The whole numbers claimed that are a given decimal rounded or truncated ("76-85%" for "76.3% to 85.4%"): an
+    approximation, not an invention. A claimed decimal must be given as it is ("3.0" is not "3.05")."""
+    out = set()
+    for c in claimed:
+        if not c.isdigit():
+            continue
+        value = int(c)
+        try:
+            near = [float(g) for g in given if "." in g]
+        except ValueError:
+            continue
+        if any(round(g) == value or int(g) == value for g in near):
+            out.add(c)
     return out
 
 
@@ -110,6 +130,48 @@ def glued_forms(word: str, text: str) -> list[str]:
     return [f for f in out if f != word]
 
 
+_LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def _is_name(word: str) -> bool:
+    """Written as a name: with a digit or a capital after the first letter ("Dscam1", "VSMCs", "cRCT")."""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
+
+
+def greek_folds(squashed: str) -> set[str]:
+    """A squashed name with digits, with its spelled-out Greek letters dropped and reduced to their initial
+    ("apoeepsilon4" -> "apoe4", "apoee4"): writers spell the same gene or allele all three ways."""
+    if not any(c.isdigit() for c in squashed) or not _GREEK_NAME.search(squashed):
+        return set()
+    return {_GREEK_NAME.sub("", squashed), _GREEK_NAME.sub(lambda m: m.group()[0], squashed)}
+
+
+def name_variant(s: str, known: set[str]) -> bool:
+    """A name one character longer than a name the sources use, its variant: a letter before it ("VSMC" of
+    "SMC", "cRCT" of "RCT") or a letter or digit after it ("Dscam1" of "Dscam", "MUC1-C" of "MUC1", "cyclin A2"
+    of "cyclin A"); never a digit after a digit ("CIFAR-100" is not "CIFAR-10")."""
+    if len(s) < 4:
+        return False
+    before, after = s[1:], s[:-1]
+    if s[0].isalpha() and not s[1].isdigit() and before in known and not _sibling(s[0], lambda c: c + before, known):
+        return True
+    if s[-1].isdigit() and s[-2].isdigit():
+        return False
+    return after in known and not _sibling(s[-1], lambda c: after + c, known)
+
+
+def _sibling(char: str, form: Callable[[str], str], known: set[str]) -> bool:
+    """The sources name a sibling: the same name with another digit or letter there ("HIV-1" when the claim says
+    "HIV-2"): then the claim's name is a substitution, not a variant."""
+    pool = "0123456789" if char.isdigit() else "abcdefghijklmnopqrstuvwxyz"
+    return any(form(c) in known for c in pool if c != char)
+
+
 class NameForms:
     """The forms in which the sources write their names: squashed words and word pairs, and the abbreviations
     they define."""
@@ -118,16 +180,39 @@ class NameForms:
         squashed = [squash(t) for t in tokens]
         self.squashed = set(squashed) | {a + b for a, b in zip(squashed, squashed[1:], strict=False)}
         self.squashed |= {squash(p) for t in tokens if "-" in t for p in t.split("-")}  # "FOXO3" of "FOXO3-driven"
+        self.squashed |= {f for s in list(self.squashed) for f in greek_folds(s)}
         self.by_length: dict[int, set[str]] = {}
         for s in self.squashed:
             self.by_length.setdefault(len(s), set()).add(s)
         self.defined = {squash(short.rstrip("s")) for short, _ in abbreviations(text)}
+        self.numbered = {(m.group(1), m.group(2)) for s in self.squashed if (m := _LETTERS_DIGITS.fullmatch(s))}
+
+    def _abbreviates(self, s: str) -> bool:
+        """ "interleukin2" and "il2": letters then digits, where one's letters are the start and a subsequence of
+        the other's and the digits are the same (a gene or protein written long or short)."""
+        m = _LETTERS_DIGITS.fullmatch(s)
+        if m is None:
+            return False
+        letters, digits = m.groups()
+        for other, d in self.numbered:
+            if d != digits or other == letters or min(len(other), len(letters)) < 2:
+                continue
+            short, long = sorted((other, letters), key=len)
+            if len(long) >= 2 * len(short) and short[0] == long[0] and _subsequence(short, long):
+                return True
+        return False
 
     def has(self, word: str) -> bool:
         s = squash(word)
         if not s:
             return False
         if s in self.squashed or (s.endswith("s") and s[:-1] in self.squashed) or s in self.defined:
+            return True
+        if any(c.isdigit() for c in s) and self._abbreviates(s):
+            return True
+        if any(f in self.squashed for f in greek_folds(s)):
+            return True
+        if _is_name(word) and any(name_variant(v, self.squashed) for v in {s, s[:-1] if s.endswith("s") else s}):
             return True
         if len(s) >= MIN_TYPO_LENGTH and not any(c.isdigit() for c in s):
             near = self.by_length.get(len(s), set()) | self.by_length.get(len(s) - 1, set())
