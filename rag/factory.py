@@ -21,7 +21,8 @@ from rag.types import Paper
 
 if TYPE_CHECKING:
     from rag.answer.assistant import Assistant
-    from rag.check.run import DraftChecker
+    from rag.answer.backends import ChatProvider
+    from rag.check.run import DraftChecker, SecondOpinion
     from rag.index.indexer import IndexReport
     from rag.retrieve.retriever import Retriever
 
@@ -217,6 +218,18 @@ def open_draft_checker(settings: Settings, assistant: Assistant) -> DraftChecker
     library = Library(indexed_papers(settings, store=assistant.retriever.store))
     return DraftChecker(assistant.checker, assistant.retriever, library, k=settings.retrieval.k,
                         vectors=assistant.vectors)  # fmt: skip
+
+
+def draft_second_opinion(settings: Settings, chats: ChatProvider, model: str | None = None) -> SecondOpinion:
+    """`rag check --verify llm` and the UI's "Also ask the model": the configured OpenAI-compatible model judges the
+    sentences the offline check passed (rag.answer.llm_check, as `verify = "llm"` does for answers). ConfigError
+    when no endpoint is configured."""
+    from rag.answer.llm_check import llm_check
+
+    if not chats.configured():
+        raise ConfigError("no OpenAI-compatible endpoint is configured: set OPENAI_BASE_URL or RAG_PRESET")
+    chat, prompts = chats.chat("openai", model), settings.answer.prompts_dir
+    return lambda sentences, hits: llm_check(chat, sentences, hits, prompts)
 
 
 class Chats:

@@ -159,3 +159,24 @@ def test_verify_llm_adds_the_models_judgement(library_cli: CLI, tmp_path: Path, 
     assert [(s["label"], s["llm"]) for s in record["sentences"]] == [("supported", "supported"),
                                                                     ("not found", "unsupported")]  # fmt: skip
     assert record["sentences"][1]["reason"] == "the LLM check found it unsupported"
+
+
+def test_each_clause_is_checked_against_the_paper_its_citation_names(library_cli: CLI, tmp_path: Path):
+    """Issue 21, attribution per citation: in a sentence citing two papers, each number and name must be in the
+    paper whose citation closes its clause, not merely somewhere in the pooled text of both (as for answers)."""
+    draft = tmp_path / "clauses.md"
+    right = "Dual-Arch is up to 87% more compact in terms of parameters [@{}], while PaperBench contains 8,316 " \
+        "individually gradable tasks [@{}].\n\n"
+    draft.write_text(right.format("lu2025rethinking", "starace2025paperbench")
+                     + right.format("starace2025paperbench", "lu2025rethinking")
+                     + "Dual-Arch is up to 87% more compact in terms of parameters, while PaperBench contains 8,316 "
+                     "individually gradable tasks [@starace2025paperbench; @lu2025rethinking].\n")  # fmt: skip
+    code, out, err = library_cli("check", str(draft), "--json")
+    record = json.loads(out)
+    assert _labels(record) == ["supported", "wrong paper", "supported"], out  # one citation group: one clause
+    swapped = record["sentences"][1]
+    assert code == 1, err
+    assert swapped["flagged"] and "'87'" in swapped["reason"] and "lu2025rethinking" in swapped["reason"]
+    assert "starace2025paperbench" in swapped["reason"]  # the clause's own citation, named as the draft wrote it
+    assert [p["paper_id"] for p in swapped["supported_by"]] == ["lu2025rethinking"]  # the paper that does say it
+    assert swapped["evidence"]["paper_id"] == "lu2025rethinking" and "87% more compact" in swapped["evidence"]["text"]

@@ -58,8 +58,19 @@ def test_ui_marks_each_sentence_by_its_label_and_lists_evidence():
     html = render_message(Turn("a1", "q?", answer=ANSWER, hits=HITS, searched=True), View())
     assert 'class="unsupported check-contradicted" title="contradicted: the cited paper says otherwise">✗ ' in html
     assert 'class="unsupported check-wrong-paper"' in html and 'class="unsupported check-not-found"' in html
+    assert '✗ <span class="sr-only">contradicted: </span>' in html  # the word a screen reader reads out
     assert "Deeper nets are &lt;i&gt;less&lt;/i&gt; stable." in html and "<i>less</i>" not in html
     assert "<b>of</b>" not in html
+
+
+def test_a_flag_lands_on_its_own_sentence_not_on_one_with_the_same_words():
+    from ui.message import find_sentence
+
+    text = "The dataset has 213,000 wells [1]. The dataset has 213,000 wells [3]."
+    second = find_sentence(text, "The dataset has 213,000 wells [3].")
+    assert second is not None and text[second[0] : second[1]] == "The dataset has 213,000 wells [3]."
+    assert find_sentence(text, "The dataset has 213,000 wells [1].") == (0, 34)
+    assert find_sentence(text, "The dataset has 213,000 wells.") == (0, 34)  # no marker of its own: the first place
 
 
 def test_answers_without_labels_keep_the_plain_flag(capsys: pytest.CaptureFixture[str]):

@@ -3,7 +3,9 @@ bundled papers under their BibTeX keys, tests/data/check/library.bib) plus one h
 
 A pasted Markdown draft and an uploaded LaTeX file are checked; each sentence shows its label as an icon and a
 word (dark text on a light badge, WCAG AA), the evidence and its paper's link; the tab works from the keyboard;
-nothing from the draft or a paper runs or loads; the chat keeps its size.
+nothing from the draft or a paper runs or loads; the chat keeps its size. "Also ask the model" sends the sentences
+the offline check passed to the app's OpenAI-compatible endpoint, the scripted server of tests/fault_server.py
+(the `scripted_llm` the answer path's browser tests use), and shows its judgement per sentence.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 
 from rag.factory import build_index
 from rag.settings import load_settings
+from tests.fault_server import FaultServer
 from tests.ui_browser import ARTIFACTS, DESKTOP, PHONE, TIMEOUT_MS, Page, open_page
 from tests.ui_server import UIServer, start_ui
 
@@ -33,12 +36,15 @@ DRAFT = ("# Notes\n\nOur curated dataset comprises over 213,000 wells from Alber
 
 
 @pytest.fixture(scope="module")
-def draft_ui(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIServer]:
+def draft_ui(browser: Any, scripted_llm: FaultServer, tmp_path_factory: pytest.TempPathFactory
+             ) -> Iterator[UIServer]:  # fmt: skip
     tmp = tmp_path_factory.mktemp("ui-draft")
     hostile = tmp / "hostile.jsonl"
     hostile.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
     build_index(load_settings(home=tmp / "home", env={}), [DATA / "library.bib", hostile])
-    server = start_ui(tmp / "home", ARTIFACTS / "ui-draft.log", env={"RAG_LLM": "extractive"})
+    env = {"RAG_LLM": "extractive", "OPENAI_BASE_URL": scripted_llm.base_url, "RAG_MODEL": "scripted",
+           "RAG_MAX_RETRIES": "1"}  # fmt: skip
+    server = start_ui(tmp / "home", ARTIFACTS / "ui-draft.log", env=env)
     yield server
     server.stop()
 
@@ -147,4 +153,42 @@ def test_an_empty_draft_says_what_to_do(browser: Any, draft_ui: UIServer) -> Non
         p.page.locator("#draft-check").click()
         expect(p.page.locator("#draft-results .dc-message")).to_contain_text("Paste your draft", timeout=TIMEOUT_MS)
     finally:
+        ctx.close()
+
+
+def test_also_asking_the_model_shows_its_judgement_per_sentence(browser: Any, draft_ui: UIServer,
+                                                                scripted_llm: FaultServer) -> None:  # fmt: skip
+    from playwright.sync_api import expect
+
+    draft = ("PaperBench contains 8,316 individually gradable tasks [@starace2025paperbench].\n\n"
+             "Our curated dataset comprises over 213,000 wells from Alberta [@seth2025alberta].\n")  # fmt: skip
+    p, ctx = open_page(browser, draft_ui, DESKTOP)
+    try:
+        _open_tab(p)
+        p.page.locator("#draft-text textarea").fill(draft)
+        p.page.locator("#draft-check").click()  # not ticked: the offline check alone
+        items = _results(p, 2)
+        expect(p.page.locator("#draft-results .dc-summary")).to_contain_text("checked offline)")
+        expect(p.page.locator("#draft-results")).not_to_contain_text("LLM check")
+        asked = scripted_llm.count
+        scripted_llm.set_reply('{"claims": [{"id": 1, "supported": true}, {"id": 2, "supported": false}]}',
+                               whole=True)  # fmt: skip
+        box = p.page.get_by_label("Also ask the model")  # a named checkbox, enabled: the app has an endpoint
+        expect(box).to_be_enabled()
+        box.check()
+        p.page.locator("#draft-check").click()
+        summary = p.page.locator("#draft-results .dc-summary")
+        expect(summary).to_contain_text("checked offline + llm", timeout=TIMEOUT_MS)
+        expect(summary).to_contain_text("1 sentence flagged of 2")
+        items = _results(p, 2)
+        assert [items.nth(i).get_attribute("data-label") for i in range(2)] == ["supported", "not found"]
+        expect(items.nth(0)).to_contain_text("LLM check: supported")
+        expect(items.nth(1).locator(".dc-badge")).to_have_text("? not found")
+        expect(items.nth(1)).to_contain_text("LLM check: unsupported")
+        expect(items.nth(1)).to_contain_text("Why: the LLM check found it unsupported")
+        assert scripted_llm.count == asked + 1  # one batch for both sentences, as `rag check --verify llm` sends
+        p.shot("ui-draft-llm-1440x900.png")
+        assert p.outside == [] and p.errors == []
+    finally:
+        scripted_llm.set_reply(None)
         ctx.close()

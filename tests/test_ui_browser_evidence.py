@@ -1,4 +1,5 @@
-"""Issue 15, "Evidence belongs to its answer" (items 1-6), in headless Chromium.
+"""Issue 15, "Evidence belongs to its answer" (items 1-6), in headless Chromium; and issue 21's four labels of
+the sentence check as the chat answer shows them, at 1440x900 and 390x844.
 
 Each test names its item. The app and the page fixture are shared with the other browser modules
 (tests/ui_browser.py): extractive by default, a scripted endpoint when a test picks "openai".
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fault_server import FaultServer
-from tests.ui_browser import ALBERTA, TIMEOUT_MS, Page, open_page
+from tests.ui_browser import ALBERTA, DESKTOP, PHONE, TIMEOUT_MS, Canary, Page, open_page
 from tests.ui_server import UIServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -153,3 +154,57 @@ def test_6_copy_gives_markdown_with_references_never_html(browser: Any, browser_
         assert p.outside == []
     finally:
         ctx.close()
+
+
+# the bundled corpus answers ALBERTA with [1] Alberta Wells, [2] Algebraic Combinatorics, [3] SQGEF, ...
+FOUR_LABELS = ("Our curated dataset comprises over 213,000 wells from Alberta [1]. "  # supported
+               "The curated dataset comprises over 213,000 satellite images from Planet Labs [1]. "  # contradicted
+               "Our curated dataset comprises over 213,000 wells from Alberta [3]. "  # wrong paper: [1] says it
+               "This method cures 97% of all rare diseases in children [2].")  # not found  # fmt: skip
+FLAGS = (("contradicted", "✗", "213,000 satellite images", "1"), ("wrong paper", "⇄", "wells from Alberta", "3"),
+         ("not found", "?", "cures 97%", "2"))  # fmt: skip
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_issue21_each_sentence_shows_its_own_label_seen_and_spoken(
+    browser: Any, browser_ui: UIServer, scripted_llm: FaultServer, canary: Canary, viewport: dict[str, int]
+) -> None:
+    """A supported sentence is left plain; each flagged one is marked where it stands (not on a sentence with the
+    same words and another citation) by its own symbol and colour, and named in words for screen readers."""
+    from playwright.sync_api import expect
+
+    from rag.check_text import meaning
+
+    mobile = {"is_mobile": True, "has_touch": True} if viewport is PHONE else {}
+    p, ctx = open_page(browser, browser_ui, viewport, **mobile)
+    scripted_llm.set_reply(FOUR_LABELS)
+    try:
+        p.pick_backend("openai")
+        answer = p.ask(ALBERTA, "answered by")
+        body = answer.locator(".answer-body")
+        expect(body.locator(".unsupported")).to_have_count(3)
+        colours = set()
+        for label, mark, words, cited in FLAGS:
+            flag = body.locator(f".unsupported.check-{label.replace(' ', '-')}")
+            expect(flag).to_have_count(1)
+            expect(flag).to_be_visible()
+            expect(flag).to_contain_text(words)
+            expect(flag.locator("a.cite")).to_have_text(re.compile(rf"^\[{cited}\]"))  # on its own sentence
+            expect(flag).to_contain_text(re.compile(rf"^{re.escape(mark)} "))  # the symbol is seen ...
+            expect(flag.locator(".sr-only")).to_have_text(f"{label}: ")  # ... and the label is heard as a word
+            assert f"{mark} {label}: " in flag.aria_snapshot()  # what a screen reader reads out
+            expect(flag).to_have_attribute("title", meaning(label))  # and the pointer's tip says what it means
+            colours.add(flag.evaluate("(e) => getComputedStyle(e).backgroundColor"))
+            expect(answer.get_by_role("note").get_by_role("listitem").filter(has_text=meaning(label))).to_have_count(1)
+        assert len(colours) == 3, colours  # three labels, three looks (and a word each: never colour alone)
+        plain = body.evaluate("""(b) => [...b.querySelectorAll('a.cite')].filter(a => !a.closest('.unsupported'))
+            .map(a => [a.previousSibling ? a.previousSibling.textContent : '', a.getAttribute('href')])""")
+        assert len(plain) == 1 and plain[0][0].endswith("213,000 wells from Alberta ") and plain[0][1].endswith("-1")
+        expect(answer.locator(".answer-meta")).to_contain_text("3 unsupported")
+        body.scroll_into_view_if_needed()
+        p.shot(f"ui-check-labels-{viewport['width']}x{viewport['height']}.png")
+        assert p.errors == []
+    finally:
+        scripted_llm.set_reply(None)
+        ctx.close()
+    assert p.outside == [] and canary.hits == []

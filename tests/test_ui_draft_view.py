@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rag.check.report import CheckReport, Cite, PaperRef, SentenceResult
+from rag.settings import Settings
 from ui.draft_view import DraftChecks, read_input, render_empty, render_report
 
 EVIL = PaperRef("evil-1", '<img src=x onerror="alert(1)">Zebra', "javascript:alert(2)")
@@ -76,3 +77,65 @@ def test_a_bug_while_checking_is_a_plain_sentence_not_a_traceback(capsys: pytest
     html = checks.check("A draft sentence with several words in it.", None)
     assert GENERIC_ERROR in html and "internal detail" not in html
     assert "internal detail" in capsys.readouterr().err  # the server log has it
+
+
+# -- "Also ask the model": the second opinion of `rag check --verify llm`, from the tab -----------------------------
+TWO = ("PaperBench contains 8,316 individually gradable tasks [@icml2025-03].\n\n"
+       "Our curated dataset comprises over 213,000 wells from Alberta [@icml2025-00].\n")  # fmt: skip
+
+
+class _Live:
+    """ui.live_index.LiveIndex as DraftChecks uses it: the assistant over the index now, and its chats."""
+
+    missing = None
+
+    def __init__(self, assistant: object) -> None:
+        self.assistant, self.chats = assistant, assistant.chats  # type: ignore[attr-defined]
+
+    def current(self) -> object:
+        return self.assistant
+
+
+def _labels(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'data-label="([^"]+)"', html)
+
+
+def test_also_asking_the_model_runs_the_clis_second_opinion_and_shows_its_judgement(bundled_settings: Settings):
+    import json
+
+    from rag.adapters.fakes import ScriptedChatModel
+    from rag.factory import open_assistant
+
+    fake = ScriptedChatModel([json.dumps({"claims": [{"id": 1, "supported": True}, {"id": 2, "supported": False}]})])
+    assistant = open_assistant(bundled_settings.replace(llm="extractive"), chat_model=fake)
+    try:
+        checks = DraftChecks(_Live(assistant), bundled_settings)
+        offline = checks.check(TWO, None)
+        assert _labels(offline) == ["supported", "supported"] and fake.calls == []  # not ticked: not asked
+        assert "LLM check" not in offline
+        html = checks.check(TWO, None, True, None)
+    finally:
+        assistant.close()
+    assert len(fake.calls) == 1  # one batch, as `rag check --verify llm` sends it
+    prompt = fake.calls[0][0]["content"]
+    assert "8,316 individually gradable tasks" in prompt and "(cites: [1])" in prompt and "(cites: [2])" in prompt
+    assert _labels(html) == ["supported", "not found"]
+    assert "LLM check: supported" in html and "LLM check: unsupported" in html
+    assert "Why: the LLM check found it unsupported" in html
+    assert "offline + llm" in html  # the summary says which checks ran
+
+
+def test_asking_the_model_without_an_endpoint_says_so(assistant: object, bundled_settings: Settings):
+    from ui.draft_view import model_option
+
+    checks = DraftChecks(_Live(assistant), bundled_settings)
+    html = checks.check(TWO, None, True, None)
+    assert _labels(html) == ["supported", "supported"]  # the offline check still runs ...
+    assert "The model was not asked: no OpenAI-compatible endpoint is configured" in html  # ... and says why
+    assert "offline)" in html and "llm" not in html.split("</p>")[0]
+    shown, info = model_option(False)
+    assert not shown and "no OpenAI-compatible endpoint is configured" in info and "OPENAI_BASE_URL" in info
+    shown, info = model_option(True)
+    assert shown and "only adds flags" in info

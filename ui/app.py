@@ -27,7 +27,7 @@ from ui import auth as access  # noqa: E402
 from ui import session  # noqa: E402
 from ui.cards import render_empty, render_panel  # noqa: E402
 from ui.chat_flow import GENERIC_ERROR, api_updates, chat_updates, stop_turn  # noqa: E402, F401
-from ui.draft_view import DraftChecks  # noqa: E402
+from ui.draft_view import DraftChecks, model_option  # noqa: E402
 from ui.draft_view import render_empty as render_draft_empty  # noqa: E402
 from ui.feedback import record_feedback  # noqa: E402
 from ui.form_inputs import capped_k, describe_filters, offered, read_options  # noqa: E402
@@ -230,6 +230,9 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                     )  # fmt: skip
                     draft_file = gr.File(label="…or upload a .md or .tex file", type="filepath", elem_id="draft-file",
                                          file_types=[".md", ".markdown", ".txt", ".tex", ".latex"], height=120)
+                    can_ask, ask_info = model_option(live.chats.configured())
+                    draft_ask = gr.Checkbox(False, label="Also ask the model", info=ask_info, interactive=can_ask,
+                                            elem_id="draft-ask-model")  # fmt: skip
                     draft_btn = gr.Button("Check the draft", variant="primary", elem_id="draft-check")
                     draft_out = gr.HTML(render_draft_empty(), elem_id="draft-results", apply_default_css=False)
         paper = gr.HTML("", elem_id="paper", js_on_load=PAPER_JS, apply_default_css=False)
@@ -280,8 +283,8 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                                           label="BibTeX of the cited papers"), state, out_box, **PRIVATE
                       ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
         export_btn.click(export, state, [out_box, out_file], **PRIVATE)
-        draft_btn.click(DraftChecks(live, settings).check, [draft_text, draft_file], draft_out,
-                        show_progress="minimal", **PRIVATE)  # fmt: skip
+        draft_btn.click(DraftChecks(live, settings, choices.models).check, [draft_text, draft_file, draft_ask, model],
+                        draft_out, show_progress="minimal", **PRIVATE)  # fmt: skip
         api_button.click(make_respond(live, settings), [api_message, api_history, *form, state],
                          [api_answer, api_history, api_sources, state], api_name="respond")  # fmt: skip
     return demo

@@ -4,6 +4,11 @@
 Each sentence is one list item: its label as an icon and a word (never colour alone; dark text on a light badge,
 over 7:1), the sentence, what each citation resolved to, the evidence sentence and its paper's link. Everything
 from the draft, a paper or the library goes through `esc`; links are http(s) only and open in a new tab.
+
+"Also ask the model" is `rag check --verify llm` (rag.factory.draft_second_opinion): the configured
+OpenAI-compatible model judges the sentences the offline check passed, and each shows its judgement ("LLM check:
+supported / unsupported"). Without an endpoint the box cannot be ticked and says why; a request that asks anyway
+is checked offline with a note saying the model was not asked.
 """
 
 from __future__ import annotations
@@ -11,20 +16,30 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rag.check.draft import parse_draft
 from rag.check.render import shown_key, summary_line
 from rag.check.report import MARKS, MEANINGS, CheckReport, PaperRef, SentenceResult
-from rag.errors import RagError
-from rag.factory import open_draft_checker
+from rag.errors import ConfigError, RagError
+from rag.factory import draft_second_opinion, open_draft_checker
 from rag.settings import Settings
 from rag.types import WRONG_PAPER
 from ui.html import esc, ext_link
 
 MAX_DRAFT_BYTES = 2_000_000
 GENERIC_ERROR = "The draft could not be checked; the server log has the details."
+NO_ENDPOINT = "no OpenAI-compatible endpoint is configured (start the UI with OPENAI_BASE_URL or RAG_PRESET set)"
+MODEL_INFO = ("The configured model also judges each sentence the offline check passed (as rag check --verify llm); "
+              "it only adds flags")  # fmt: skip
+
+
+def model_option(configured: bool) -> tuple[bool, str]:
+    """(whether "Also ask the model" can be ticked, the line under it saying what it does or why it cannot)."""
+    return (True, MODEL_INFO) if configured else (False, f"Not available: {NO_ENDPOINT}.")
 
 
 def _slug(label: str) -> str:
@@ -35,8 +50,9 @@ class DraftChecks:
     """Checks drafts for every visitor over the index as it is now: the library is read again when the index
     changes (its fingerprint), not for every draft."""
 
-    def __init__(self, live: Any, settings: Settings) -> None:
+    def __init__(self, live: Any, settings: Settings, models: Sequence[str] = ()) -> None:
         self.live, self.settings = live, settings
+        self.models = tuple(models)  # the model names offered (ui.form_inputs.Choices.models); () takes any
         self._lock = threading.Lock()
         self._checker: Any = None
         self._stamp: str | None = None
@@ -51,26 +67,38 @@ class DraftChecks:
                 self._checker, self._stamp = open_draft_checker(self.settings, assistant), stamp
             return self._checker
 
-    def check(self, text: str | None, upload: str | None) -> str:
-        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins)."""
+    def check(self, text: str | None, upload: str | None, ask_model: bool | None = False,
+              model: str | None = None) -> str:  # fmt: skip
+        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins); `ask_model`:
+        also ask the configured model (`model`, one of those offered; empty: the first)."""
         try:
             name, body = read_input(text, upload)
         except ValueError as exc:
             return render_message(str(exc))
+        chosen = (model or "").strip() or (self.models[0] if self.models else "")
+        if ask_model and self.models and chosen not in self.models:
+            return render_message(f"The model '{chosen}' is not offered here.")
         draft = parse_draft(body, name)
         if not draft.sentences:
             return render_message("There is no sentence to check: paste a paragraph or more of your draft.")
         checker = self.checker()
         if checker is None:
             return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}.")
+        judge, note = None, None
+        if ask_model:
+            try:
+                judge = draft_second_opinion(self.settings, self.live.chats, chosen or None)
+            except ConfigError:
+                note = f"The model was not asked: {NO_ENDPOINT}. The sentences were checked offline only."
         try:
-            report = checker.check(draft, name=name or "draft", collection=self.settings.collection)
+            report = checker.check(draft, name=name or "draft", collection=self.settings.collection,
+                                   second_opinion=judge)  # fmt: skip
         except RagError as exc:
             return render_message(f"The draft could not be checked: {exc}")
         except Exception:  # a bug: its traceback to the server log, a plain sentence to the visitor
             traceback.print_exc(file=sys.stderr)
             return render_message(GENERIC_ERROR)
-        return render_report(report)
+        return render_report(replace(report, notes=(*report.notes, note)) if note else report)
 
 
 def read_input(text: str | None, upload: str | None) -> tuple[str | None, str]:
@@ -141,7 +169,9 @@ def render_report(report: CheckReport) -> str:
     missing = f'<p class="dc-unknown">Not in the library: {esc(listed)}.</p>' if unknown else ""
     flagged = report.flagged
     head = (f'<p class="dc-summary" role="status"><b>{flagged} sentence{"s" if flagged != 1 else ""} flagged</b> of '
-            f"{len(report.sentences)} ({esc(report.format)}, {report.library_papers} papers in the library): "
-            f"{esc(summary_line(report))}.</p>{missing}")  # fmt: skip
+            f"{len(report.sentences)} ({esc(report.format)}, {report.library_papers} papers in the library, checked "
+            f"{esc(' + '.join(report.checks))}): {esc(summary_line(report))}.</p>{missing}")  # fmt: skip
+    if report.notes:  # the model was not asked, or its check failed: said, never dropped
+        head += '<ul class="dc-notes" role="note">' + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"
     items = "".join(_item(s) for s in report.sentences)
     return f'<div class="draft-check">{head}<ol class="dc-list">{items}</ol></div>'

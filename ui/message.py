@@ -67,13 +67,18 @@ def _inline(text: str, link: Callable[[int], str | None]) -> str:
 
 
 def find_sentence(text: str, sentence: str, start: int = 0) -> tuple[int, int] | None:
-    """Where `sentence` (as the support check split it) sits in `text`, markers and spacing aside."""
+    """Where `sentence` (as the support check split it) sits in `text`, markers and spacing aside; of two places
+    with the same words, the one with the sentence's own [n] markers ("... wells [3]." flagged as the wrong paper
+    is not "... wells [1]." before it)."""
     words = re.findall(r"\w+", strip_markers(sentence))
     if not words:
         return None
     gap = r"(?:\[\d+\]|[^\w\n])+"
     tail = r"(?:[ \t]*\[\d+\])*[.!?]?(?:[ \t]*\[\d+\])*"
-    m = re.compile(r"(?<!\w)" + gap.join(re.escape(w) for w in words) + r"(?!\w)" + tail).search(text, start)
+    pattern = re.compile(r"(?<!\w)" + gap.join(re.escape(w) for w in words) + r"(?!\w)" + tail)
+    found = list(pattern.finditer(text, start))
+    own = _MARKER.findall(sentence)
+    m = next((m for m in found if _MARKER.findall(m.group()) == own), found[0] if found else None)
     return (m.start(), m.end()) if m else None
 
 
@@ -81,8 +86,10 @@ def _flag_span(inner: str, label: str | None) -> str:
     """An unsupported sentence, marked with its label's symbol and meaning (✗ contradicted, ? not found, …)."""
     if label is None:
         return f'<span class="unsupported" title="{UNSUPPORTED_TIP}">⚠ {inner}</span>'
-    slug = label.replace(" ", "-")
-    return f'<span class="unsupported check-{slug}" title="{esc(meaning(label))}">{symbol(label)} {inner}</span>'
+    slug = label.replace(" ", "-")  # the symbol is seen and the label's word heard (a screen reader reads no title;
+    # the chat's sanitiser drops aria-* attributes, so the word is visually hidden text)
+    return (f'<span class="unsupported check-{slug}" title="{esc(meaning(label))}">{symbol(label)} '
+            f'<span class="sr-only">{esc(label)}: </span>{inner}</span>')  # fmt: skip
 
 
 def _marked(

@@ -3,11 +3,14 @@ sentences are (rag.answer.grounding.SupportChecker, one seam for answers and dra
 
 Per sentence: the library is searched with the sentence (the Retriever the Assistant uses). A sentence that cites
 library papers gets `verdict_among(claim, cited, retrieved)`: supported, not found, contradicted, or wrong paper
-(another retrieved paper says it). A sentence that cites nothing is `uncited`, and (unless it speaks of the
-draft's own work: "We propose ...", "Our results ...", "In this paper ...") each retrieved paper that
-supports it on its own is suggested. A sentence whose every key is unknown is `not in library`, with suggestions
-too. With a second opinion (the LLM check of rag.answer.llm_check), sentences the offline check passed are sent in
-batches; one the LLM rejects becomes `not found` (it only ever adds flags, as for answers).
+(another retrieved paper says it). A supported sentence citing several papers in several places is then checked
+clause by clause, as an answer is (rag.answer.attribution): "Dual-Arch is 87% more compact [@b], while PaperBench
+has 8,316 tasks [@a]" is wrong paper when 87% is only in a, whose citation closes the other clause. A sentence
+that cites nothing is `uncited`, and (unless it speaks of the draft's own work: "We propose ...", "Our results
+...", "In this paper ...") each retrieved paper that supports it on its own is suggested. A sentence whose every
+key is unknown is `not in library`, with suggestions too. With a second opinion (the LLM check of
+rag.answer.llm_check), sentences the offline check passed are sent in batches; one the LLM rejects becomes `not
+found` (it only ever adds flags, as for answers).
 """
 
 from __future__ import annotations
@@ -17,16 +20,20 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from rag.answer.grounding import SupportChecker, Verdict
+from rag.answer.attribution import misattributed
+from rag.answer.grounding import SupportChecker, Verdict, number_evidence
+from rag.answer.injection import untrusted
 from rag.answer.llm_check import LLMVerdicts
 from rag.answer.sentence_vectors import SentenceVectors
 from rag.answer.sources import whole_abstracts
 from rag.check.draft import Draft, DraftSentence
+from rag.check.render import shown_key
 from rag.check.report import NOT_IN_LIBRARY, CheckReport, Cite, PaperRef, SentenceResult
 from rag.check.resolve import Library
 from rag.errors import QuestionError
 from rag.retrieve.retriever import Retriever
 from rag.safe_text import neutralise_markdown
+from rag.text import split_sentences
 from rag.types import NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, Paper
 
 SecondOpinion = Callable[[Sequence[str], Sequence[Hit]], LLMVerdicts]
@@ -40,6 +47,7 @@ _LEAD = r"(?:(?:here|in this (?:paper|work|study|article|section|chapter|thesis)
     r"to our knowledge|in particular|instead|in contrast|however)\s*,?\s*)*"
 _SUBJECT = r"(?:we|our|us|this (?:paper|work|study|article|thesis|section|chapter))\b"
 _OWN_WORK = re.compile(r"(?:[^,.;:!?]{1,60},\s*)?" + _LEAD + _SUBJECT, re.I)  # "Motivated by this, we ..." too
+_GROUP = re.compile(r"\[([^\[\]]+)\]")  # a citation group as DraftSentence.text shows it: [key; key]
 
 
 def own_work(claim: str) -> bool:
@@ -89,7 +97,39 @@ class DraftChecker:
             return self._suggest(replace(base, label=label, reason=reason), sentence.claim, hits)
         cited = [self._source(p, hits) for p in papers]
         verdict = self.checker.verdict_among(sentence.claim, cited, hits)
+        if verdict.supported and len(cited) > 1:
+            clause = self._per_clause(base, sentence, {r.key: r.paper.id for r in resolved if r.paper}, cited)
+            if clause is not None:
+                return clause
         return self._with_verdict(base, verdict, cited, hits)
+
+    def _per_clause(self, base: SentenceResult, sentence: DraftSentence, papers: Mapping[str, str],
+                    cited: Sequence[Hit]) -> SentenceResult | None:  # fmt: skip
+        """Wrong paper when a number or name of a clause is only in a paper another clause cites: the draft's
+        citation groups become the answer path's [n] markers (n: the paper's place in `cited`), and the answer
+        path's attribution check (rag.answer.attribution.misattributed) judges it. `papers`: key -> paper id."""
+        number = {key: next(n for n, h in enumerate(cited, 1) if h.paper.id == pid) for key, pid in papers.items()}
+        keys = set(sentence.keys)
+
+        def markers(m: re.Match[str]) -> str:
+            group = [k.strip() for k in m.group(1).split(";")]
+            if not all(k in keys for k in group):
+                return m.group(0)  # brackets of the sentence itself, not a citation
+            return "".join(f"[{n}]" for n in dict.fromkeys(number[k] for k in group if k in number))
+
+        marked = _GROUP.sub(markers, sentence.text)
+        sources = {n: h for n, h in enumerate(cited, 1) if not untrusted(h)}
+        found = misattributed(marked, sources, {n: number_evidence(h) for n, h in sources.items()})
+        if found is None:
+            return None
+        term, own, where = found
+        key = {n: next(k for k in sentence.keys if number.get(k) == n) for n in (own, where)}
+        quote = next((s for s in split_sentences(number_evidence(sources[where]).replace("\n", ". ")) if term in s),
+                     None)  # fmt: skip
+        paper = PaperRef.of(sources[where].paper)
+        return replace(base, label=WRONG_PAPER, evidence=quote, evidence_paper=paper if quote else None,
+                       supported_by=(paper,), reason=f"{term!r} is in {shown_key(key[where])}, not in "
+                       f"{shown_key(key[own])} which its clause cites")  # fmt: skip
 
     def _source(self, paper: Paper, hits: Sequence[Hit]) -> Hit:
         return next((h for h in hits if h.paper.id == paper.id and h.page is None), None) or paper_hit(paper)

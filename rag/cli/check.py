@@ -72,7 +72,7 @@ def bib_entries(draft: Draft, name: str, given: list[str]) -> tuple[dict[str, st
 
 
 def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
-    from rag.factory import Chats, open_assistant, open_draft_checker
+    from rag.factory import Chats, draft_second_opinion, open_assistant, open_draft_checker
     from rag.progress import ProgressBar
 
     fmt = "json" if args.json else args.format
@@ -84,13 +84,7 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
     assistant = open_assistant(settings, one_shot=len(draft.sentences) < 5)
     try:
         checker = open_draft_checker(settings, assistant)
-        judge = None
-        if args.verify == "llm":
-            from rag.answer.llm_check import llm_check
-
-            chat = assistant.chats.chat("openai", args.model)
-            prompts = settings.answer.prompts_dir
-            judge = lambda sentences, hits: llm_check(chat, sentences, hits, prompts)  # noqa: E731
+        judge = draft_second_opinion(settings, assistant.chats, args.model) if args.verify == "llm" else None
         with ProgressBar("checking", unit="sentence") as bar:
             report = checker.check(draft, name=args.file, collection=settings.collection, references=references,
                                    progress=bar.update if len(draft.sentences) > 1 else None,
