@@ -128,3 +128,21 @@ def threshold_curve(results: Sequence[dict[str, Any]], thresholds: Sequence[floa
         out.append({"threshold": t, "catch_rate": sum(wrong) / len(wrong) if wrong else None,
                     "false_flag_rate": sum(faithful) / len(faithful) if faithful else None})  # fmt: skip
     return out
+
+
+def names_curve(
+    claims: Sequence[Claim], checker: SupportChecker, paper: Callable[[str], Paper | None],
+    gates: Sequence[float | None],
+) -> list[dict[str, Any]]:
+    """Catch rate and false-flag rate per trust_names_above value (see eval.scifact_pairs.names_curve)."""
+    kept = checker.terms_below
+    out = []
+    try:
+        for gate in gates:
+            checker.terms_below = gate
+            m = summarize_claims(run_claims(claims, checker, paper))
+            out.append({"trust_names_above": gate, "catch_rate": m["catch_rate"],
+                        "false_flag_rate": m["false_flag_rate"]})  # fmt: skip
+    finally:
+        checker.terms_below = kept
+    return out

@@ -249,7 +249,7 @@ def _replay(run: _Run, suite: Suite, settings: Settings) -> tuple[dict[str, Any]
 
 def _scifact_pairs(assistant: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The SciFact checker pairs (eval.scifact_pairs), when ../shared/external/scifact is there."""
-    from eval.scifact_pairs import load_pairs, run_pairs, summarize_pairs
+    from eval.scifact_pairs import load_pairs, names_curve, run_pairs, summarize_pairs
     from rag.progress import ProgressBar
 
     folder = EXTERNAL / "scifact"
@@ -260,11 +260,21 @@ def _scifact_pairs(assistant: Any) -> tuple[dict[str, Any], list[dict[str, Any]]
     checker = assistant.checker
     with ProgressBar("SciFact checker pairs", unit="pair") as bar:
         rows = run_pairs(pairs, papers, checker, progress=bar.update)
-    return {"file": str(folder / "pairs_train.jsonl"), **summarize_pairs(rows, checker.threshold)}, rows
+    summary = {"file": str(folder / "pairs_train.jsonl"), **summarize_pairs(rows, checker.threshold)}
+    summary["names_curve"] = names_curve(pairs, papers, checker, _names_gates(checker))
+    return summary, rows
+
+
+def _names_gates(checker: Any) -> list[float | None]:
+    """The setting in force first, then the curve's other values."""
+    from eval.scifact_pairs import NAMES_CURVE
+
+    return [checker.terms_below, *(g for g in NAMES_CURVE if g != checker.terms_below)]
 
 
 def _claims(assistant: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     from eval.claims import load_claims, rule_ablation, run_claims, summarize_claims, threshold_curve
+    from eval.claims import names_curve as claim_names_curve
     from eval.scifact_pairs import CURVE
 
     summaries, rows = {}, {}
@@ -276,6 +286,7 @@ def _claims(assistant: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, An
             rows[split] = run_claims(claims, checker, paper)
             summaries[split] = {"file": str(path), "sha256": sha256(path), **summarize_claims(rows[split]),
                                 "rules": rule_ablation(claims, checker, paper)}  # fmt: skip
-            if split != "test":  # the trade-off is shown where it may be tuned
+            if split != "test":  # the trade-offs are shown where they may be tuned
                 summaries[split]["curve"] = threshold_curve(rows[split], CURVE)
+                summaries[split]["names_curve"] = claim_names_curve(claims, checker, paper, _names_gates(checker))
     return summaries, rows

@@ -134,6 +134,22 @@ def make_plots(
                f"{pairs['threshold']:g})")  # fmt: skip
         ax.legend(fontsize=8)
         save(fig, "claims_threshold.png")
+        if pairs.get("names_curve"):
+            fig, ax = plt.subplots(figsize=(6.4, 4.4))
+            pts = pairs["names_curve"]
+            ax.plot([_nan(c["SUPPORT"]) for c in pts], [_nan(c["CONTRADICT"]) for c in pts], "o-", label="SciFact tune")
+            for split, block in (summary.get("claims") or {}).items():
+                if block.get("names_curve"):
+                    own = block["names_curve"]
+                    ax.plot([_nan(c["false_flag_rate"]) for c in own], [_nan(c["catch_rate"]) for c in own], "s--",
+                            label=f"claims {split}")  # fmt: skip
+            for c in pts:
+                gate = "off" if c["trust_names_above"] is None else f"{c['trust_names_above']:g}"
+                ax.annotate(gate, (_nan(c["SUPPORT"]), _nan(c["CONTRADICT"])), fontsize=7)
+            ax.set(xlabel="faithful / supported flagged", ylabel="wrong / contradicted caught",
+                   title="trust_names_above (first point: the setting in force)")
+            ax.legend(fontsize=8)
+            save(fig, "claims_names.png")
 
     latencies = [float(r["latency_s"]) for rows in results.values() for r in rows
                  if isinstance(r.get("latency_s"), int | float)]  # fmt: skip

@@ -26,6 +26,7 @@ from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, Hit, Paper
 
 LABELS = ("SUPPORT", "CONTRADICT", "WRONG_PAPER")
 CURVE = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)  # similarity thresholds of the trade-off curve
+NAMES_CURVE = (0.8, 0.7, 0.65, 0.6)  # trust_names_above values of the names trade-off (besides the setting's own)
 
 
 def half(claim_id: int) -> str:
@@ -100,3 +101,21 @@ def summarize_pairs(rows: Sequence[dict[str, Any]], threshold: float) -> dict[st
              for t in CURVE]  # fmt: skip
     return {"threshold": threshold, "halves": {h: _per_label(rs) for h, rs in {**halves, "all": rows}.items()},
             "curve": curve}  # fmt: skip
+
+
+def names_curve(
+    pairs: Sequence[dict[str, Any]], papers: dict[str, Paper], checker: SupportChecker, gates: Sequence[float | None]
+) -> list[dict[str, Any]]:
+    """Per trust_names_above value, the tuning half's rates per label: how many false flags on claims that add
+    background names (SUPPORT) a trusting check saves, and what it costs. Re-runs the rules only (vectors cached)."""
+    tune = [p for p in pairs if half(int(p["claim_id"])) == "tune"]
+    kept = checker.terms_below
+    out = []
+    try:
+        for gate in gates:
+            checker.terms_below = gate
+            rates = _per_label(run_pairs(tune, papers, checker))
+            out.append({"trust_names_above": gate, **{label: b["rate"] for label, b in rates.items()}})
+    finally:
+        checker.terms_below = kept
+    return out

@@ -19,8 +19,9 @@ def coerce_value(name: str, kind: str, value: Any) -> Any:
     """`value` (text from the environment or a file, or a Python value) as the field's type `kind`."""
     if value is None or (isinstance(value, str) and value == "" and "None" in kind):
         return None
-    if isinstance(value, str) and value.strip().lower() == "auto" and kind.startswith("float") and "None" in kind:
-        return None  # a number the program decides (min_relevance: the collection's calibrated floor)
+    optional_float = kind.startswith("float") and "None" in kind
+    if isinstance(value, str) and value.strip().lower() in ("auto", "off") and optional_float:
+        return None  # a number the program decides (min_relevance: the collection's floor), or a rule left off
     try:
         if kind.startswith("Path"):
             return Path(str(value)).expanduser()

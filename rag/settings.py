@@ -99,6 +99,10 @@ class AnswerSettings:
     max_tokens: int = field(default=512, metadata=value_range(1, 100_000))  # also enforced on the stream we receive
     answer_deadline_s: float = field(default=120.0, metadata=value_range(1.0, 86400.0))  # the whole answer, all calls
     support_threshold: float = field(default=0.55, metadata=value_range(0.0, 1.0))  # sentence-to-source similarity
+    # a cited sentence at least this similar vouches for the names and rare terms of the sentence it backs. None
+    # ("off", the default): every specific term must be in the cited paper. Lower = fewer false flags on claims
+    # that add background names (SciFact), fewer invented names caught (eval report: "names trust" curve)
+    trust_names_above: float | None = field(default=None, metadata=value_range(0.0, 1.0))
     # which support checks judge an answer: offline (always), plus an LLM check ("llm"); "auto" adds the LLM
     # check for answers from an LLM endpoint (not for the packaged SmolLM2)
     verify: str = field(default="auto", metadata=value_range(choices=VERIFY_CHOICES))

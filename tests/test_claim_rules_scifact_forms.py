@@ -103,3 +103,23 @@ def test_a_negated_claim_is_not_contradicted_by_an_aim():
     assert (
         checker.verdict("Folic acid does not reduce mortality in chronic kidney disease.", [hit]).label == CONTRADICTED
     )
+
+
+def test_trust_names_above_lets_a_close_sentence_vouch_for_a_background_name():
+    from rag.adapters.fakes import HashEmbedder
+    from rag.answer.grounding import SupportChecker
+    from rag.answer.sentence_vectors import SentenceVectors
+    from rag.settings import load_settings
+    from rag.types import NOT_FOUND, SUPPORTED, Hit, Paper
+
+    text = "Loading cholesterol induces KLF4 expression in smooth muscle cells."
+    hit = Hit(Paper("p", "KLF4", text), "p:0", text, 1.0, 1.0)
+    claim = "Loading cholesterol induces KLF4 expression in Eomes smooth muscle cells."
+    strict = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.3)
+    assert strict.verdict(claim, [hit]).label == NOT_FOUND
+    trusting = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.3, terms_below=0.2)
+    assert trusting.verdict(claim, [hit]).label == SUPPORTED
+    assert trusting.verdict("Loading cholesterol induces KLF4 expression in 12 cells.", [hit]).label == NOT_FOUND
+    settings = load_settings(env={"RAG_TRUST_NAMES_ABOVE": "off"}, home="/nonexistent")
+    assert settings.answer.trust_names_above is None
+    assert load_settings(env={"RAG_TRUST_NAMES_ABOVE": "0.7"}, home="/nonexistent").answer.trust_names_above == 0.7

@@ -60,3 +60,25 @@ def test_threshold_curve_moves_only_sentences_the_threshold_decided():
     low, high = threshold_curve(rows, (0.5, 0.7))
     assert (low["catch_rate"], low["false_flag_rate"]) == (0.5, 0.0)
     assert (high["catch_rate"], high["false_flag_rate"]) == (1.0, 0.5)
+
+
+def test_the_names_curve_trades_background_names_for_invented_ones(tmp_path: Path):
+    from eval.report_extra import names_section
+    from eval.scifact_pairs import names_curve
+
+    docs = [{"id": "d3", "title": "Cell study", "abstract": "Loading cholesterol induces KLF4 expression in cells."}]
+    pairs = [{"id": "t-4", "claim_id": 4, "claim": "Loading cholesterol induces KLF4 expression in Eomes cells.",
+              "doc": "d3", "label": "SUPPORT", "evidence": [0]}]  # fmt: skip
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    (tmp_path / "pairs_train.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
+    loaded, papers = load_pairs(tmp_path)
+    checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.3)
+    curve = names_curve(loaded, papers, checker, [None, 0.1])
+    assert [c["SUPPORT"] for c in curve] == [1.0, 0.0]  # 'Eomes' is not in the abstract; a close sentence vouches
+    assert checker.terms_below is None  # the checker is left as it was
+    text = "\n".join(names_section(curve, None))
+    assert "| **off** | 1.000 |" in text and "| 0.100 | 0.000 |" in text
+    (tmp_path / "out").mkdir()
+    summary = {**summarize_pairs(run_pairs(loaded, papers, checker), 0.3), "names_curve": curve}
+    written = make_plots(tmp_path / "out", {}, {"suites": {}, "scifact_pairs": summary})
+    assert "claims_names.png" in written

@@ -80,7 +80,8 @@ class Assistant:
         self.chats = chats
         self.runlog = runlog
         self.vectors = SentenceVectors(retriever.embedder)
-        self.checker = SupportChecker(self.vectors, settings.support_threshold)
+        self.checker = SupportChecker(self.vectors, settings.support_threshold,
+                                      terms_below=settings.trust_names_above)  # fmt: skip
         self.extractive = ExtractiveBackend(self.vectors, self.floors)
 
     def close(self) -> None:

@@ -86,13 +86,21 @@ class SupportChecker:
     source sentences that back it best (shown in the UI as the evidence)."""
 
     def __init__(
-        self, vectors: SentenceVectors, threshold: float = 0.55, overlap: float = 0.6, rules: Sequence[str] = RULES
+        self,
+        vectors: SentenceVectors,
+        threshold: float = 0.55,
+        overlap: float = 0.6,
+        rules: Sequence[str] = RULES,
+        terms_below: float | None = None,
     ) -> None:
         self.vectors = vectors
         self.threshold = threshold
         self.overlap = overlap
         self.rules = frozenset(rules)
         self.paraphrase = PARAPHRASE
+        # a cited sentence at least this close vouches for the claim's names too (None: names are always checked);
+        # the trade-off between real claims' background names and invented ones (eval: the names trust curve)
+        self.terms_below = terms_below
 
     def supported(self, claim: str, cited: Sequence[Hit]) -> bool:
         """True when the cited sources back the claim (markers already stripped)."""
@@ -182,7 +190,8 @@ class SupportChecker:
         vocab = SourceVocabulary(source)
         on = self.rules
         lenient = similarity is not None and similarity >= self.paraphrase
-        if "terms" in on and (terms := rules.missing_specific_terms(claim, vocab, names_only=lenient)):
+        trusting = self.terms_below is not None and similarity is not None and similarity >= self.terms_below
+        if "terms" in on and not trusting and (terms := rules.missing_specific_terms(claim, vocab, names_only=lenient)):
             verb = "is" if len(terms) == 1 else "are"
             return "terms", f"{', '.join(repr(t) for t in terms[:3])} {verb} not in the cited source"
         if "number_words" in on and (num := number_word_mismatch(claim, passages or source, cited)):
