@@ -123,3 +123,14 @@ def test_trust_names_above_lets_a_close_sentence_vouch_for_a_background_name():
     settings = load_settings(env={"RAG_TRUST_NAMES_ABOVE": "off"}, home="/nonexistent")
     assert settings.answer.trust_names_above is None
     assert load_settings(env={"RAG_TRUST_NAMES_ABOVE": "0.7"}, home="/nonexistent").answer.trust_names_above == 0.7
+
+
+def test_direction_words_in_a_row_compose_and_a_direction_noun_is_a_subject():
+    # "reduced activation of STING" lowers STING: it does not also raise it
+    assert direction_mismatch("IFI16 impedes STING phosphorylation, resulting in reduced activation of STING.",
+                              "IFI16 interacts with STING to promote STING phosphorylation.")  # fmt: skip
+    # "downregulation activates the pathway" raises the pathway; the claim lowers it
+    assert direction_mismatch("DUSP4 downregulation deactivates the Ras-ERK pathway.",
+                              "DUSP4 downregulation activates the Ras-ERK pathway in BLBC.")  # fmt: skip
+    assert direction_mismatch("DUSP4 downregulation activates the Ras-ERK pathway.",
+                              "Thus, DUSP4 downregulation activates the Ras-ERK pathway in BLBC.") is None  # fmt: skip

@@ -19,7 +19,8 @@ _UP = ("increas", "rais", "rise", "rose", "higher", "greater", "enhanc", "promot
        "improv", "accelerat", "exacerbat", "encourag", "stimulat", "upregulat", "augment", "boost", "strengthen")
 _DOWN = ("decreas", "reduc", "lower", "fewer", "inhibit", "imped", "suppress", "deactivat", "inactivat", "attenuat",
          "negativ", "dampen", "impair", "downregulat", "diminish", "weaken", "declin", "lessen", "cut", "drop",
-         "fell", "fall", "worsen")  # fmt: skip
+         "fell", "fall", "worsen", "alleviat", "ameliorat", "mitigat", "reliev", "abolish", "abrogat",
+         "halt")  # fmt: skip
 _DIRECTION_SCOPE = 4  # words after a direction word that say what it applies to
 
 
@@ -34,15 +35,27 @@ def _direction(word: str) -> int:
     return 0
 
 
+_NOUN = re.compile(r"(?:tion|sion|ment|ance|ence)s?$")  # "downregulation", "enhancement": a subject or an object
+
+
 def _directed(text: str) -> dict[int, set[str]]:
-    """Per direction, the content stems the direction words of the text apply to (the next few words)."""
+    """Per direction, the content stems the direction words of the text apply to: the next few words, up to the
+    next direction word. Two in a row compose ("reduced activation of STING" lowers STING); a direction noun before
+    a direction verb is its subject ("DUSP4 downregulation activates the pathway" raises the pathway)."""
     tokens = words(text)
+    marks = [(i, d) for i, t in enumerate(tokens) if (d := _direction(t))]
     out: dict[int, set[str]] = {1: set(), -1: set()}
-    for i, t in enumerate(tokens):
-        d = _direction(t)
-        if d:
-            after = [stem(norm(w)) for w in tokens[i + 1 : i + 1 + _DIRECTION_SCOPE]]
-            out[d] |= {w for w in after if w not in _FUNCTION and len(w) > 2} or {"_"}
+    carried = 1
+    for n, (i, d) in enumerate(marks):
+        nxt = marks[n + 1][0] if n + 1 < len(marks) else len(tokens)
+        between = [norm(w) for w in tokens[i + 1 : nxt]]
+        if nxt < len(tokens) and all(w in _FUNCTION for w in between) and len(between) <= 2:
+            # adjacent to the next direction word: a verb or adjective modifies it, a noun is its subject
+            carried = carried * (1 if _NOUN.search(norm(tokens[i])) else d)
+            continue
+        after = [stem(norm(w)) for w in tokens[i + 1 : min(nxt, i + 1 + _DIRECTION_SCOPE)]]
+        out[carried * d] |= {w for w in after if w not in _FUNCTION and len(w) > 2} or {"_"}
+        carried = 1
     return out
 
 
