@@ -36,7 +36,8 @@ class DraftSentence:
     text: str  # the sentence as a reader sees it, citations shown as [key; key]
     claim: str  # what is checked: the sentence without its citations
     keys: tuple[str, ...]  # citation keys in order ("smith2020", or "3" for a numbered citation)
-    line: int  # 1-based line of the draft where the sentence starts
+    line: int  # 1-based line of the draft where the sentence starts (of `file` when it is set)
+    file: str | None = None  # the included file it is in (rag.check.includes); None: the draft itself
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Draft:
     sentences: tuple[DraftSentence, ...]
     references: dict[str, str]  # the draft's reference list: number or \bibitem key -> entry text
     bibliography_files: tuple[str, ...] = ()  # .bib files the draft names (\bibliography{}, YAML bibliography:)
+    notes: tuple[str, ...] = ()  # what was not read, in one line each (an included file not found ...)
 
     @property
     def keys(self) -> list[str]:
