@@ -4,6 +4,7 @@ nothing outside the main draft's folder is read."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rag.check.draft import Draft
@@ -84,10 +85,13 @@ def test_a_missing_include_is_a_note_and_the_rest_is_checked(tmp_path: Path):
 def test_an_unreadable_include_is_a_note(tmp_path: Path):
     (tmp_path / "latin.tex").write_bytes("Caf\u00e9 wells leak methane.".encode("latin-1"))
     (tmp_path / "dir.tex").mkdir()
-    draft = _draft(tmp_path, {"main.tex": "\\input{latin}\n\\input{dir}\nThe main draft has a sentence.\n"})
+    os.mkfifo(tmp_path / "pipe.tex")  # reading it would never end
+    main = "\\input{latin}\n\\input{dir}\n\\input{pipe}\nThe main draft has a sentence.\n"
+    draft = _draft(tmp_path, {"main.tex": main})
     assert [s.text for s in draft.sentences] == ["The main draft has a sentence."]
     assert draft.notes == (f"{tmp_path / 'latin.tex'}: not UTF-8 text, not checked",
-                           f"{tmp_path / 'dir.tex'}: a directory, not checked")  # fmt: skip
+                           f"{tmp_path / 'dir.tex'}: not a file, not checked",
+                           f"{tmp_path / 'pipe.tex'}: not a file, not checked")  # fmt: skip
 
 
 def test_a_cycle_is_read_once_and_said(tmp_path: Path):

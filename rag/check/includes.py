@@ -118,10 +118,11 @@ class _Reader:
             return self._note(f"{shown}: included again by {self.shown(stack[-1])} (a cycle), not read again")
         if len(stack) > MAX_DEPTH:
             return self._note(f"{shown}: included more than {MAX_DEPTH} levels deep, not checked")
-        if path.is_dir():
-            return self._note(f"{shown}: a directory, not checked")
+        if not path.is_file():  # a directory, a device or a pipe (which would never end)
+            return self._note(f"{shown}: not a file, not checked")
         try:
-            data = path.read_bytes()
+            with path.open("rb") as f:
+                data = f.read(MAX_BYTES - self.size + 1)
         except OSError as exc:
             return self._note(f"{shown}: cannot be read ({exc.strerror or type(exc).__name__}), not checked")
         self.size += len(data)
