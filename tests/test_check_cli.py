@@ -96,8 +96,8 @@ def test_json_schema_is_stable_and_every_field_is_documented(library_cli: CLI):
     assert fields(record) - documented == set()
     assert set(record) == {"schema", "file", "format", "library", "bibliography", "checks", "summary", "sentences",
                            "notes", "seconds", "exit_code"}  # fmt: skip
-    assert set(record["sentences"][0]) == {"n", "line", "text", "label", "flagged", "reason", "cites", "unknown_keys",
-                                           "evidence", "supported_by", "checks", "llm"}  # fmt: skip
+    assert set(record["sentences"][0]) == {"n", "file", "line", "text", "label", "flagged", "reason", "cites",
+                                           "unknown_keys", "evidence", "supported_by", "checks", "llm"}  # fmt: skip
 
 
 def test_draft_text_is_neutralised_in_every_output(library_cli: CLI, tmp_path: Path):
@@ -180,3 +180,60 @@ def test_each_clause_is_checked_against_the_paper_its_citation_names(library_cli
     assert "starace2025paperbench" in swapped["reason"]  # the clause's own citation, named as the draft wrote it
     assert [p["paper_id"] for p in swapped["supported_by"]] == ["lu2025rethinking"]  # the paper that does say it
     assert swapped["evidence"]["paper_id"] == "lu2025rethinking" and "87% more compact" in swapped["evidence"]["text"]
+
+
+def test_a_latex_draft_is_checked_with_the_files_it_inputs(library_cli: CLI, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch):  # fmt: skip
+    """main.tex pulls its sections in: each is checked, each sentence named by its own file and line; the
+    \\bibliography of main.tex serves the citations of the sections; what cannot be read is a note, not an abort."""
+    paper = tmp_path / "paper"
+    (paper / "sections").mkdir(parents=True)
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        "\\input{sections/intro.tex}\n"  # a subfolder
+        "% \\input{sections/old}\n"  # commented out: not followed
+        "\\input{results}\n"  # no suffix: results.tex
+        "We thank the reviewers for their many helpful comments on this work.\n"
+        "\\input{sections/method}\n"  # missing
+        "\\input{../../etc/passwd}\n"  # outside the draft's folder
+        "\\bibliography{refs}\n\\end{document}\n")  # fmt: skip
+    (paper / "sections" / "intro.tex").write_text(
+        "\\section{Introduction}\n\n"
+        "Our curated dataset comprises over $213{,}000$ wells from Alberta~\\citep{wells}.\n")
+    (paper / "sections" / "old.tex").write_text("Dual-Arch is a thousand times smaller than anything \\cite{nobody}.\n")
+    (paper / "results.tex").write_text("PaperBench contains 8,316 individually gradable tasks \\cite{paperbench}.\n")
+    (paper / "refs.bib").write_text("@article{wells, title={Alberta Wells Dataset}, doi={10.48550/arXiv.2410.09032}}\n"
+                                    "@article{paperbench, title={PaperBench}, doi={10.48550/arXiv.2504.01848}}\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = library_cli("check", "paper/main.tex", "--json")
+    assert code == 0, out + err  # nothing flagged: the notes do not change the exit code
+    record = json.loads(out)
+    assert [(s["file"], s["line"], s["label"]) for s in record["sentences"]] == [
+        ("paper/sections/intro.tex", 3, "supported"), ("paper/results.tex", 1, "supported"),
+        ("paper/main.tex", 6, "uncited")]  # fmt: skip
+    assert [c["matched_by"] for s in record["sentences"] for c in s["cites"]] == ["doi", "doi"]  # main's .bib
+    assert record["bibliography"] == ["paper/refs.bib"]
+    assert record["notes"] == ["paper/sections/method.tex: not found, not checked",
+                               "\\input{../../etc/passwd}: outside the draft's folder, not read"]  # fmt: skip
+    code, text, _ = library_cli("check", "paper/main.tex")
+    assert code == 0
+    assert "✓ supported      paper/sections/intro.tex:3: Our curated dataset" in text
+    assert "– uncited        line 6: We thank the reviewers" in text  # the main draft's own lines as before
+    assert "note: paper/sections/method.tex: not found, not checked" in text
+    _, md, _ = library_cli("check", "paper/main.tex", "--format", "markdown")
+    assert "**supported** (paper/results.tex:1): PaperBench" in md and "(line 6)" in md
+    assert "> note: paper/sections/method.tex: not found, not checked" in md
+
+
+def test_a_latex_draft_on_standard_input_says_its_inputs_are_not_read(library_cli: CLI,
+                                                                      monkeypatch: pytest.MonkeyPatch):  # fmt: skip
+    import io
+
+    draft = b"\\input{sections/intro}\nPaperBench contains 8,316 gradable tasks \\cite{starace2025paperbench}.\n"
+    monkeypatch.setattr("sys.stdin", type("In", (), {"buffer": io.BytesIO(draft)})())
+    code, out, err = library_cli("check", "-", "--syntax", "latex", "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["notes"] == ["\\input{sections/intro}: included files are not read from a pasted or uploaded draft; "
+                               "run `rag check main.tex` on the folder"]  # fmt: skip
+    assert record["sentences"][0]["file"] == "-"

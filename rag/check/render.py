@@ -23,6 +23,11 @@ def _code(text: str) -> str:
     return "`" + " ".join(text.split()) + "`"
 
 
+def located(s: SentenceResult) -> str:
+    """Where the sentence is: "line 12" in the draft itself, "sections/intro.tex:12" in a file it includes."""
+    return f"{s.file}:{s.line}" if s.file else f"line {s.line}"
+
+
 def _sentences(n: int) -> str:
     return f"{n} sentence{'' if n == 1 else 's'}"
 
@@ -51,7 +56,7 @@ def text_report(report: CheckReport) -> str:
     lines = [f"{report.file} ({report.format}): {_sentences(len(report.sentences))} checked against "
              f"{report.library_papers} papers in '{report.collection}' ({' + '.join(report.checks)})", ""]  # fmt: skip
     for s in report.sentences:
-        lines.append(f"{s.n:>3} {MARKS[s.label]} {s.label:<{WIDTH}} line {s.line}: {s.text}")
+        lines.append(f"{s.n:>3} {MARKS[s.label]} {s.label:<{WIDTH}} {located(s)}: {s.text}")
         pad = " " * 6
         for c in s.cites:
             where = f"{_paper(c.paper)}, by {c.matched_by}" if c.paper else "not in the library"
@@ -93,7 +98,7 @@ def markdown_report(report: CheckReport) -> str:
     if unknown:
         out += ["Not in the library: " + ", ".join(f"{_code(shown_key(k))}" for k in unknown) + ".", ""]
     for s in report.sentences:
-        out.append(f"{s.n}. {MARKS[s.label]} **{s.label}** (line {s.line}): {md_escape(s.text)}")
+        out.append(f"{s.n}. {MARKS[s.label]} **{s.label}** ({md_escape(located(s))}): {md_escape(s.text)}")
         for c in s.cites:
             where = f"{_md_paper(c.paper)}, by {md_escape(c.matched_by or '')}" if c.paper else "not in the library"
             out.append(f"    - cites {_code(shown_key(c.key))}: {where}")

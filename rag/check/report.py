@@ -67,6 +67,7 @@ class SentenceResult:
     supported_by: tuple[PaperRef, ...] = ()  # wrong paper: the papers that do say it; uncited: suggested citations
     checks: tuple[str, ...] = ("offline",)  # "offline", and "llm" when the LLM judged it too
     llm: str | None = None  # the LLM's judgement: "supported", "unsupported", or None (not asked)
+    file: str | None = None  # the included file it is in (\input{...}); None: the draft itself
 
     @property
     def flagged(self) -> bool:
@@ -76,9 +77,11 @@ class SentenceResult:
     def unknown_keys(self) -> tuple[str, ...]:
         return tuple(c.key for c in self.cites if c.paper is None)
 
-    def record(self) -> dict[str, Any]:
+    def record(self, draft: str) -> dict[str, Any]:
+        """`draft`: the draft's name, the sentence's `file` when it is not in an included file."""
         return {
-            "n": self.n, "line": self.line, "text": self.text, "label": self.label, "flagged": self.flagged,
+            "n": self.n, "file": self.file or draft, "line": self.line, "text": self.text, "label": self.label,
+            "flagged": self.flagged,
             "reason": self.reason, "cites": [c.record() for c in self.cites],
             "unknown_keys": list(self.unknown_keys),
             "evidence": None if self.evidence is None else {
@@ -141,7 +144,7 @@ class CheckReport:
                 "suggested_citations": self.suggested,
                 "unknown_keys": [{"key": k, "sentences": ns} for k, ns in self.unknown_keys.items()],
             },
-            "sentences": [s.record() for s in self.sentences],
+            "sentences": [s.record(self.file) for s in self.sentences],
             "notes": list(self.notes),
             "seconds": round(self.seconds, 3),
             "exit_code": self.exit_code,

@@ -85,7 +85,7 @@ class DraftChecker:
     def check_sentence(self, n: int, sentence: DraftSentence, references: Mapping[str, str]) -> SentenceResult:
         resolved = [self.library.resolve(key, references) for key in sentence.keys]
         cites = tuple(Cite(r.key, PaperRef.of(r.paper) if r.paper else None, r.matched_by) for r in resolved)
-        base = SentenceResult(n, sentence.line, sentence.text, cites, UNCITED)
+        base = SentenceResult(n, sentence.line, sentence.text, cites, UNCITED, file=sentence.file)
         if not sentence.keys and own_work(sentence.claim):  # nothing to search for
             return replace(base, reason="cites nothing; it speaks of the draft's own work, so no citation is "
                            "suggested")  # fmt: skip
@@ -170,7 +170,7 @@ class DraftChecker:
             if progress is not None:
                 progress(n, total)
         checks: tuple[str, ...] = ("offline",)
-        notes: list[str] = []
+        notes = list(draft.notes)  # what of the draft was not read (an included file not found ...)
         if second_opinion is not None:
             results, note = self._second_opinion(results, draft, refs, second_opinion)
             checks = ("offline", "llm") if note is None else checks

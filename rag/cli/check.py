@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from rag.check.draft import Draft, parse_draft
+from rag.check.draft import Draft, detect_format, parse_draft
 from rag.cli.output import print_json, say
 from rag.errors import ConfigError, RagError
 from rag.settings import Settings
@@ -46,9 +47,21 @@ def read_draft(name: str) -> str:
 
 
 def parsed(name: str, text: str, fmt: str | None = None) -> Draft:
-    draft = parse_draft(text, None if name == "-" else name, fmt)
+    """The draft's sentences; a LaTeX file with the files it \\input's (rag.check.includes), standard input
+    with a note that they are not read."""
+    from rag.check.includes import pasted_note, read_latex
+
+    path = None if name == "-" else name
+    fmt = fmt or detect_format(text, path)
+    if fmt == "latex" and path is not None:
+        draft = read_latex(text, path)
+    else:
+        draft = parse_draft(text, path, fmt)
+        note = pasted_note(text) if fmt == "latex" else None
+        draft = replace(draft, notes=(*draft.notes, note)) if note else draft
     if not draft.sentences:
-        raise DraftError(f"{name}: no sentence to check (the draft is empty, or only markup)")
+        why = f"; {draft.notes[0]}" if draft.notes else ""
+        raise DraftError(f"{name}: no sentence to check (the draft is empty, or only markup){why}")
     return draft
 
 
