@@ -139,3 +139,24 @@ def test_asking_the_model_without_an_endpoint_says_so(assistant: object, bundled
     assert not shown and "no OpenAI-compatible endpoint is configured" in info and "OPENAI_BASE_URL" in info
     shown, info = model_option(True)
     assert shown and "only adds flags" in info
+
+
+def test_a_pasted_or_uploaded_latex_draft_says_its_inputs_are_not_read(
+    assistant: object, bundled_settings: Settings, tmp_path: Path
+):
+    """There is no folder behind a pasted or uploaded draft: its \\input's cannot be followed, and the panel says so
+    in one line instead of silently checking less."""
+    checks = DraftChecks(_Live(assistant), bundled_settings)
+    tex = ("\\section{Introduction}\n\\input{sections/intro}\n"
+           "PaperBench contains 8,316 individually gradable tasks \\cite{icml2025-03}.\n")  # fmt: skip
+    said = ("\\input{sections/intro}: included files are not read from a pasted or uploaded draft; run `rag check "
+            "main.tex` on the folder")  # fmt: skip
+    html = checks.check(tex, None)
+    assert _labels(html) == ["supported"] and said in html
+    upload = tmp_path / "main.tex"
+    upload.write_text(tex, encoding="utf-8")
+    assert said in checks.check(None, str(upload))
+    only_inputs = "\\documentclass{article}\n\\begin{document}\n\\input{a}\n\\include{b}\n\\end{document}\n"
+    html = checks.check(only_inputs, None)
+    assert "There is no sentence to check" in html and "\\input{a} (and 1 more): included files are not read" in html
+    assert "included files" not in checks.check(TWO, None)

@@ -5,6 +5,9 @@ Each sentence is one list item: its label as an icon and a word (never colour al
 over 7:1), the sentence, what each citation resolved to, the evidence sentence and its paper's link. Everything
 from the draft, a paper or the library goes through `esc`; links are http(s) only and open in a new tab.
 
+A LaTeX draft's \\input{...} files are not here (a pasted or uploaded draft has no folder): the report says so in a
+note, and `rag check main.tex` reads them.
+
 "Also ask the model" is `rag check --verify llm` (rag.factory.draft_second_opinion): the configured
 OpenAI-compatible model judges the sentences the offline check passed, and each shows its judgement ("LLM check:
 supported / unsupported"). Without an endpoint the box cannot be ticked and says why; a request that asks anyway
@@ -22,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from rag.check.draft import parse_draft
-from rag.check.render import shown_key, summary_line
+from rag.check.includes import pasted_note
+from rag.check.render import located, shown_key, summary_line
 from rag.check.report import MARKS, MEANINGS, CheckReport, PaperRef, SentenceResult
 from rag.errors import ConfigError, RagError
 from rag.factory import draft_second_opinion, open_draft_checker
@@ -79,8 +83,11 @@ class DraftChecks:
         if ask_model and self.models and chosen not in self.models:
             return render_message(f"The model '{chosen}' is not offered here.")
         draft = parse_draft(body, name)
+        inputs = pasted_note(body) if draft.format == "latex" else None  # no folder here: \input is not followed
         if not draft.sentences:
-            return render_message("There is no sentence to check: paste a paragraph or more of your draft.")
+            return render_message("There is no sentence to check: paste a paragraph or more of your draft."
+                                  + (f" {inputs}." if inputs else ""))  # fmt: skip
+        draft = replace(draft, notes=(*draft.notes, inputs)) if inputs else draft
         checker = self.checker()
         if checker is None:
             return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}.")
@@ -145,7 +152,7 @@ def _paper(p: PaperRef | None) -> str:
 def _item(s: SentenceResult) -> str:
     slug = _slug(s.label)
     parts = [f'<div class="dc-head"><span class="dc-badge dc-{slug}">{esc(MARKS[s.label])} {esc(s.label)}</span>'
-             f'<span class="dc-line">line {s.line}</span></div>', f'<p class="dc-text">{esc(s.text)}</p>']
+             f'<span class="dc-line">{esc(located(s))}</span></div>', f'<p class="dc-text">{esc(s.text)}</p>']
     for c in s.cites:
         where = _paper(c.paper) + f' <span class="dc-how">by {esc(c.matched_by)}</span>' if c.paper else \
             '<span class="dc-missing">not in the library</span>'  # fmt: skip
