@@ -131,6 +131,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "keys:       an indexed paper's id or BibTeX key, a DOI, an arXiv id; a numbered citation or an unknown\n"
         "            key through its reference entry (DOI, arXiv id or title); --bib and the draft's own\n"
         "            \\bibliography{} / YAML bibliography: files map keys to DOIs and titles\n"
+        "includes:   a .tex file's \\input{...}, \\include{...}, \\subfile{...} are checked too, each sentence\n"
+        "            shown as file:line; only inside the main file's folder; one not read is a note, not an error\n"
         "marks:      ✓ supported  ? not found  ✗ contradicted  ⇄ wrong paper  – uncited  ∅ not in library\n"
         "exit code:  0 nothing flagged; 1 a sentence is not found, contradicted, wrong paper or not in library;\n"
         "            2 a user error (one line on stderr). A key the library lacks, cited beside one it holds, is\n"
