@@ -178,3 +178,10 @@ def test_a_pasted_draft_says_its_inputs_are_not_read():
     assert note == ("\\input{sections/intro} (and 2 more): included files are not read from a pasted or uploaded "
                     "draft; run `rag check main.tex` on the folder")  # fmt: skip
     assert pasted_note("\\input{a}").startswith("\\input{a}: included files")  # type: ignore[union-attr]
+
+
+def test_an_include_not_followed_leaves_no_file_name_in_the_text():
+    from rag.check.draft import parse_draft
+
+    draft = parse_draft("Intro sentence is here and it goes on\n\\subfile{one}\n\\input chapters/two\n", "m.tex")
+    assert [s.text for s in draft.sentences] == ["Intro sentence is here and it goes on"]

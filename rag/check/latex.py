@@ -25,12 +25,14 @@ _BIBLIOGRAPHY = re.compile(r"\\begin\{thebibliography\}(?:\{[^{}]*\})?(.*?)\\end
 _BIBITEM = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^{}]+)\}")
 _REF_SECTION = re.compile(r"\\(?:section|chapter)\*?\{\s*(?:references|bibliography)\s*\}", re.IGNORECASE)
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
+_BARE_INPUT = re.compile(r"\\input[ \t]+[^\s{}%\\]+")  # plain TeX's \input file (rag.check.includes reads it)
 _SPACING = re.compile(r"(?<=(\d))?(?<!\\)\\([,;:! @/])(?=(\d|\\%))?")  # thin spaces, control space, \@, \/
 _HEADINGS = frozenset({"part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph",
                        "title", "author", "date", "maketitle", "tableofcontents", "appendix"})  # fmt: skip
 _DROPPED = frozenset({
     "label", "ref", "eqref", "cref", "Cref", "autoref", "pageref", "nameref", "includegraphics", "bibliography",
     "bibliographystyle", "addbibresource", "printbibliography", "usepackage", "documentclass", "input", "include",
+    "subfile", "includeonly",
     "vspace", "hspace", "footnote", "footnotetext", "thanks", "caption", "url", "newcommand", "renewcommand",
     "providecommand", "def", "setlength", "setcounter", "nocite", "affiliation", "email", "keywords", "todo",
     "marginpar", "hypersetup", "graphicspath", "centering", "noindent", "newpage", "clearpage", "small", "large",
@@ -169,7 +171,7 @@ def strip_latex(text: str) -> tuple[str, dict[str, str]]:
     if any(k.isdigit() for k in references):
         text = mark_numbered(text)
     text = _INLINE_MATH.sub(_math, text)
-    text = _commands(text)
+    text = _commands(_BARE_INPUT.sub("", text))
     text = re.sub(r"\\item\b\s*(?:\[[^\]]*\])?|\\(?:begin|end)\s*\{[^{}]*\}", BREAK, text)
     text = _SPACING.sub(_spacing, text)
     text = text.replace("\\\\", " ").replace("---", "\u2014").replace("--", "\u2013")
