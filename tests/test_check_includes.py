@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from rag.check.draft import Draft
 from rag.check.includes import MAX_DEPTH, pasted_note, read_latex
 
@@ -185,3 +187,11 @@ def test_an_include_not_followed_leaves_no_file_name_in_the_text():
 
     draft = parse_draft("Intro sentence is here and it goes on\n\\subfile{one}\n\\input chapters/two\n", "m.tex")
     assert [s.text for s in draft.sentences] == ["Intro sentence is here and it goes on"]
+
+
+def test_a_draft_whose_only_include_is_missing_is_a_user_error_that_says_why(tmp_path: Path):
+    from rag.cli.check import DraftError, parsed
+
+    main = _write(tmp_path, {"main.tex": "\\begin{document}\n\\input{missing}\n\\end{document}\n"})
+    with pytest.raises(DraftError, match=r"no sentence to check .*; .*missing\.tex: not found, not checked$"):
+        parsed(str(main), main.read_text())
