@@ -195,3 +195,9 @@ def test_a_draft_whose_only_include_is_missing_is_a_user_error_that_says_why(tmp
     main = _write(tmp_path, {"main.tex": "\\begin{document}\n\\input{missing}\n\\end{document}\n"})
     with pytest.raises(DraftError, match=r"no sentence to check .*; .*missing\.tex: not found, not checked$"):
         parsed(str(main), main.read_text())
+
+
+def test_an_included_file_ending_mid_sentence_continues_the_paragraph_as_in_latex(tmp_path: Path):
+    draft = _draft(tmp_path, {"main.tex": "The number of wells in the dataset is\n\\input{number}\nas reported.\n",
+                              "number.tex": "213,000 in total\n"})  # fmt: skip
+    assert _where(draft) == [(None, 1, "The number of wells in the dataset is 213,000 in total as reported.")]

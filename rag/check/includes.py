@@ -98,7 +98,8 @@ class _Reader:
                 out += included
                 after_include = True
         add(text[pos:])
-        flush()
+        if current:  # not the empty piece after the file's last newline (it would end the paragraph)
+            flush()
         return out
 
     def include(self, kind: str, name: str, written: str, folder: Path, stack: tuple[Path, ...]) -> list[_Line]:
