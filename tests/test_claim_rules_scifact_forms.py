@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.claim_rules import SourceVocabulary, missing_specific_terms, polarity_mismatch
+from rag.answer.claim_rules import missing_specific_terms, polarity_mismatch
 from rag.answer.comparisons import different_number, direction_mismatch
 from rag.answer.names import rounded_away
+from rag.answer.vocabulary import SourceVocabulary
 
 
 def missing(claim: str, source: str) -> list[str]:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from rag.adapters.fakes import HashEmbedder
-from rag.answer.claim_rules import SourceVocabulary, missing_specific_terms
+from rag.answer.claim_rules import missing_specific_terms
 from rag.answer.grounding import SupportChecker
 from rag.answer.names import abbreviations, links, quantities
 from rag.answer.sentence_vectors import SentenceVectors
+from rag.answer.vocabulary import SourceVocabulary
 from rag.types import Hit, Paper
 
 SOURCE = (

@@ -13,8 +13,9 @@ import re
 from collections.abc import Mapping
 
 from rag.answer.citations import parse_markers
-from rag.answer.claim_rules import SourceVocabulary, _name_like, words
+from rag.answer.claim_rules import _name_like
 from rag.answer.names import quantities
+from rag.answer.vocabulary import SourceVocabulary, words
 from rag.types import Hit
 
 _MARKERS = re.compile(r"(?:\s*\[(?:sources?\s*)?\d+(?:\s*[,;\u2013-]\s*\d+)*\])+", re.I)

@@ -17,11 +17,11 @@ from rag.answer import claim_rules as rules
 from rag.answer import comparisons
 from rag.answer.attribution import misattributed
 from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
-from rag.answer.claim_rules import SourceVocabulary
 from rag.answer.injection import untrusted
 from rag.answer.names import links, quantities, rounded_away
 from rag.answer.number_words import number_word_mismatch
 from rag.answer.sentence_vectors import SentenceVectors
+from rag.answer.vocabulary import SourceVocabulary
 from rag.index.lexical import tokenize
 from rag.roles import states_no_finding
 from rag.text import split_sentences
