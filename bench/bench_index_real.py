@@ -105,6 +105,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default="index_real", help="results name: bench/results/OUT.json")
     ap.add_argument("--corpora", default="pubmedqa,scifact", help="which corpora, comma-separated")
+    ap.add_argument("--modes", default=",".join(MODES), help="which modes, comma-separated (encoder and plain needed)")
     args = ap.parse_args()
     from rag.factory import make_embedder
     from rag.settings import load_settings
@@ -118,11 +119,12 @@ def main() -> None:
         corpora = {"pubmedqa": _prefix(PUBMEDQA, tmp / "pubmedqa.jsonl", args.papers)} if "pubmedqa" in wanted else {}
         if SCIFACT.exists() and "scifact" in wanted:
             corpora["scifact"] = _prefix(SCIFACT, tmp / "scifact.jsonl", args.papers)
-        runs: dict[str, dict[str, list[dict]]] = {name: {m: [] for m in MODES} for name in corpora}
+        modes = tuple(m for m in MODES if m in args.modes.split(","))
+        runs: dict[str, dict[str, list[dict]]] = {name: {m: [] for m in modes} for name in corpora}
         loads = [os.getloadavg()[0]]
         for r in range(args.rounds):
             for name, corpus in corpora.items():
-                for mode in MODES[r % len(MODES) :] + MODES[: r % len(MODES)]:  # each mode first in turn
+                for mode in modes[r % len(modes) :] + modes[: r % len(modes)]:  # each mode first in turn
                     runs[name][mode].append(_once(mode, corpus, Path(tempfile.mkdtemp(dir=tmp)), model))
                     loads.append(os.getloadavg()[0])
                     print(name, r, mode, runs[name][mode][-1], f"load {loads[-1]:.1f}", flush=True)
@@ -134,24 +136,24 @@ def main() -> None:
                              "calibration_cpu_s_median": median(x.get("calibration_cpu_s", 0.0) for x in rs),
                              "calibration_questions": rs[0].get("calibration_questions", 0)}
                          for m, rs in by_mode.items()}  # fmt: skip
-            for m in MODES:
+            for m in modes:
                 row[m]["papers_per_s"] = args.papers / row[m]["seconds_median"]
                 row[m]["chunks_per_s"] = chunks / row[m]["seconds_median"]
                 row[m]["projected_100k_h"] = 100_000 / row[m]["papers_per_s"] / 3600
             enc, plain = row["encoder"]["seconds_median"], row["plain"]["seconds_median"]
-            row["ratios"] = {f"{m}/plain": row[m]["seconds_median"] / plain for m in ("own", "chunk")}
-            row["ratios"].update({f"{m}/encoder": row[m]["seconds_median"] / enc for m in ("plain", "own", "chunk")})
+            built = [m for m in ("plain", "own", "chunk") if m in modes]
+            with_vectors = [m for m in ("own", "chunk") if m in modes]
+            row["ratios"] = {f"{m}/plain": row[m]["seconds_median"] / plain for m in with_vectors}
+            row["ratios"].update({f"{m}/encoder": row[m]["seconds_median"] / enc for m in built})
             # CPU seconds (all threads of the process): far less sensitive than wall time to other jobs on the cores
             cpu_plain = row["plain"]["cpu_s_median"]
-            row["cpu_ratios"] = {f"{m}/plain": row[m]["cpu_s_median"] / cpu_plain for m in ("own", "chunk")}
+            row["cpu_ratios"] = {f"{m}/plain": row[m]["cpu_s_median"] / cpu_plain for m in with_vectors}
             row["cpu_ratios"].update({f"{m}/encoder": row[m]["cpu_s_median"] / row["encoder"]["cpu_s_median"]
-                                      for m in ("plain", "own", "chunk")})  # fmt: skip
+                                      for m in built})  # fmt: skip
             # the calibration's share: what each mode costs over the encoder with and without that fixed step
-            row["calibration_share"] = {m: row[m]["calibration_s_median"] / row[m]["seconds_median"]
-                                        for m in ("plain", "own", "chunk")}  # fmt: skip
+            row["calibration_share"] = {m: row[m]["calibration_s_median"] / row[m]["seconds_median"] for m in built}
             row["ratios_without_calibration"] = {
-                f"{m}/encoder": (row[m]["seconds_median"] - row[m]["calibration_s_median"]) / enc
-                for m in ("plain", "own", "chunk")
+                f"{m}/encoder": (row[m]["seconds_median"] - row[m]["calibration_s_median"]) / enc for m in built
             }
             row["chunks"] = chunks
             result["corpora"][name] = row
