@@ -6,7 +6,7 @@ in a reader's own words may score 0.2. So each collection measures where similar
 
 - pseudo-questions: up to PER_PAPER sentences (of MIN_WORDS words or more) of up to MAX_PAPERS papers, spread
   evenly over the collection; their vectors are the ones the docstore stored (embedded here only when the index
-  keeps no sentence vectors);
+  keeps no sentence vectors or pooled ones: then PER_PAPER_EMBEDDED from each of MAX_PAPERS_EMBEDDED papers);
 - each is scored against every passage (chunk vector) of its own paper and of all the other papers: it "finds its
   paper" when its own paper scores higher than any other;
 - a logistic fit of "finds its paper" on its own-paper score gives the score at which pseudo-questions find their
@@ -37,7 +37,7 @@ TARGET = 0.75
 SENTENCE_TARGET = 0.5
 MAX_PAPERS = 300
 # when the pseudo-questions must be embedded (no sentence vectors, or pooled ones), embedding them is nearly all the
-# calibration costs (600 of them: 5 s, 11 % of a 300-abstract build; bench/bench_index_real.py): half as many then,
+# calibration costs (600 of them: 11-13 CPU s, 15-17 % of a 300-abstract build; bench/bench_index_real.py): half then,
 # two from each of MAX_PAPERS_EMBEDDED papers spread over the whole library (sentences of one paper resemble each
 # other: more papers tell more than more sentences per paper). On PubMedQA's 422 abstracts the floor from 300 such
 # questions lies within the sampling spread of the floor from 600 (bootstrap SD 0.009; BENCHMARKS.md section 9b)
