@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -61,10 +62,11 @@ def _top_papers(ids: list[str], k: int = 5) -> list[str]:
 
 
 def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str | None = None,
-            rows: list[dict] | None = None, k: int = 5) -> dict:  # fmt: skip
+            rows: list[dict] | None = None, k: int = 5, plain: bool = True) -> dict:  # fmt: skip
     """`ours_home`: an index of `corpus` built earlier (bench_answer_scale.py --keep): ours is not built again,
     so only the peers' index times are measured, and the queries. `rows`: the questions (default: the bundled
-    dev questions); `k`: results per search on every side (10 for nDCG@10)."""
+    dev questions); `k`: results per search on every side (10 for nDCG@10); `plain`: also build ours without
+    sentence vectors."""
     from rag.factory import open_retriever
     from rag.settings import load_settings
 
@@ -74,7 +76,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
     if ours_home:
         ours_settings = load_settings(env={}, home=ours_home, llm="extractive")
         ours_chunks = _our_chunks(corpus, ours_settings)
-    sides = ("lc", "li") if ours_home else ("ours", "lc", "li", "plain")
+    sides = ("lc", "li") if ours_home else ("ours", "lc", "li", "plain") if plain else ("ours", "lc", "li")
     for run in range(runs):
         order = sides[run % len(sides) :] + sides[: run % len(sides)]
         for side in order:
@@ -165,8 +167,10 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
 
 def _scifact(tmp: Path, n: int) -> tuple[Path, list[dict], int]:
     """The first `n` SciFact abstracts (to a temporary file only: CC BY-NC) and the train claims answerable in them."""
-    folder = common.ROOT.parent / "shared" / "external" / "scifact"
-    folder = folder if folder.exists() else common.ROOT.parent.parent / "shared" / "external" / "scifact"
+    external = os.environ.get("RAG_EVAL_EXTERNAL")  # as eval/suites.py: a git worktree is not beside ../shared
+    candidates = [Path(external)] if external else []
+    candidates += [common.ROOT.parent / "shared" / "external", common.ROOT.parent.parent / "shared" / "external"]
+    folder = next((c / "scifact" for c in candidates if (c / "scifact").exists()), candidates[0] / "scifact")
     corpus = tmp / "scifact.jsonl"
     ids: set[str] = set()
     with (folder / "corpus.jsonl").open(encoding="utf-8") as f, corpus.open("w", encoding="utf-8") as out:
@@ -180,6 +184,17 @@ def _scifact(tmp: Path, n: int) -> tuple[Path, list[dict], int]:
     return corpus, [{"id": c["id"], "question": c["question"], "gold": c["gold"]} for c in rows], 10
 
 
+def _print_scifact(r: dict) -> None:
+    rows = [("index s", r["index_ours_s"], r["index_langchain_s"], r["index_llamaindex_s"], "", "",
+             r["index_ours_without_sentence_vectors_s"])]  # fmt: skip
+    for metric, key in (("query p50 ms", "query_{}_p50_ms"), ("nDCG@10", "ndcg10_{}"), ("recall@5", "recall5_{}")):
+        rows.append((metric, r[key.format("ours")], r[key.format("lc")], r[key.format("li")],
+                     r[key.format("ours_dense")], r[key.format("lc_hybrid")], ""))  # fmt: skip
+    cols = ["metric", "ours", "LangChain", "LlamaIndex", "ours dense-only", "LC hybrid", "ours w/o sentence vectors"]
+    print(common.table(cols, rows))
+    print(f"\n{r['papers']} papers, {r['query_questions']} claims, same chunks: {r['same_chunks']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--synthetic", default="2000,10000", help="sizes of the synthetic corpora, comma-separated")
@@ -189,6 +204,8 @@ def main() -> None:
     parser.add_argument("--scifact", type=int, default=0, metavar="N",
                         help="also the first N SciFact abstracts (../shared/external, CC BY-NC, read at run time) with "
                              "the train claims whose cited papers are all among them; nDCG@10")  # fmt: skip
+    parser.add_argument("--scifact-only", action="store_true", help="only the SciFact comparison (needs --scifact)")
+    parser.add_argument("--no-plain", action="store_true", help="on SciFact, skip ours without sentence vectors")
     reuse = "use this index of the largest synthetic corpus as ours (bench_answer_scale.py --keep: same corpus)"
     parser.add_argument("--ours-home", metavar="DIR", help=reuse)
     args = parser.parse_args()
@@ -212,8 +229,12 @@ def main() -> None:
         tmp = Path(tmpdir)
         if args.scifact:
             corpus, claims, k = _scifact(tmp, args.scifact)
-            result["scifact"] = compare(corpus, tmp, model, 1, "scifact", rows=claims, k=k)
+            result["scifact"] = compare(corpus, tmp, model, 1, "scifact", rows=claims, k=k, plain=not args.no_plain)
+            result["scifact"]["load_avg_at_end"] = os.getloadavg()[0]
             common.save(args.out, result)
+            if args.scifact_only:
+                _print_scifact(result["scifact"])
+                return
         result["bundled"] = compare(common.ROOT / "data" / "icml2025.jsonl", tmp, model, args.runs, "bundled")
         sizes = [int(s) for s in str(args.synthetic).split(",") if s.strip() and int(s) > 0]
         if sizes:

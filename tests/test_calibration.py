@@ -14,7 +14,16 @@ import pytest
 from rag.adapters.fakes import HashEmbedder
 from rag.answer.citations import REFUSAL
 from rag.factory import build_index, layout_of, open_assistant
-from rag.index.calibration import MIN_PAPERS, calibrate, ensure, from_json, stored, to_json
+from rag.index.calibration import (
+    MAX_PAPERS_EMBEDDED,
+    MIN_PAPERS,
+    PER_PAPER_EMBEDDED,
+    calibrate,
+    ensure,
+    from_json,
+    stored,
+    to_json,
+)
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.layout import Layout
 from rag.settings import DEFAULT_MIN_RELEVANCE, Settings, load_settings
@@ -65,6 +74,21 @@ def test_sentence_vectors_pooled_from_the_chunk_pass_are_not_used_as_questions(t
     assert embedded == []  # own-pass vectors stand in for questions
     calibrate(_library(tmp_path / "pooled", 80, spread=0.6, sentence_pass="chunk"), "fp-1", embed)
     assert embedded and all(t.startswith("Paper ") for t in embedded)
+
+
+def test_embedded_pseudo_questions_are_capped_and_spread_over_the_whole_library(tmp_path: Path):
+    """Embedding the pseudo-questions is nearly all an embedding calibration costs: a few from each of at most
+    MAX_PAPERS_EMBEDDED papers, taken from the whole library (not its first papers)."""
+    embedded: list[str] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return np.random.default_rng(3).normal(size=(len(texts), DIM)).astype(np.float32)
+
+    calibrate(_library(tmp_path / "pooled", 400, spread=0.6, sentence_pass="chunk"), "fp-1", embed)
+    asked = {int(t.split()[1]) for t in embedded}
+    assert len(asked) == MAX_PAPERS_EMBEDDED and len(embedded) == MAX_PAPERS_EMBEDDED * PER_PAPER_EMBEDDED
+    assert min(asked) < 400 // 10 and max(asked) > 400 - 400 // 10
 
 
 def test_a_library_too_small_or_too_plain_to_measure_keeps_the_default(tmp_path: Path):

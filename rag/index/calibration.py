@@ -6,7 +6,7 @@ in a reader's own words may score 0.2. So each collection measures where similar
 
 - pseudo-questions: up to PER_PAPER sentences (of MIN_WORDS words or more) of up to MAX_PAPERS papers, spread
   evenly over the collection; their vectors are the ones the docstore stored (embedded here only when the index
-  keeps no sentence vectors);
+  keeps no sentence vectors or pooled ones: then PER_PAPER_EMBEDDED from each of MAX_PAPERS_EMBEDDED papers);
 - each is scored against every passage (chunk vector) of its own paper and of all the other papers: it "finds its
   paper" when its own paper scores higher than any other;
 - a logistic fit of "finds its paper" on its own-paper score gives the score at which pseudo-questions find their
@@ -36,7 +36,13 @@ from rag.types import Calibration
 TARGET = 0.75
 SENTENCE_TARGET = 0.5
 MAX_PAPERS = 300
-MAX_PAPERS_EMBEDDED = 150  # when the index keeps no sentence vectors, the pseudo-questions are embedded: fewer
+# when the pseudo-questions must be embedded (no sentence vectors, or pooled ones), embedding them is nearly all the
+# calibration costs (600 of them: 11-13 CPU s, 15-17 % of a 300-abstract build; bench/bench_index_real.py): half then,
+# two from each of MAX_PAPERS_EMBEDDED papers spread over the whole library (sentences of one paper resemble each
+# other: more papers tell more than more sentences per paper). On PubMedQA's 422 abstracts the floor from 300 such
+# questions lies within the sampling spread of the floor from 600 (bootstrap SD 0.009; BENCHMARKS.md section 9b)
+MAX_PAPERS_EMBEDDED = 150
+PER_PAPER_EMBEDDED = 2
 PER_PAPER = 4
 MIN_WORDS = 6
 MIN_PAPERS = 50  # fewer papers: too few neighbours to measure where similarity stops telling papers apart
@@ -119,10 +125,14 @@ def calibrate(
     # sentence vectors pooled from the chunk's pass (rag.index.late_chunking) carry their chunk's context: a
     # question is encoded on its own, so they cannot stand in for one; the pseudo-questions are embedded then
     pooled = docs.info.get("sentence_pass") == "chunk" and embed is not None
-    for name in sampled if docs.has_sentence_vectors and not pooled else sampled[:MAX_PAPERS_EMBEDDED]:
+    stand_in = docs.has_sentence_vectors and not pooled
+    count = min(len(names), MAX_PAPERS_EMBEDDED)
+    spread = [names[round(k * (len(names) - 1) / max(1, count - 1))] for k in range(count)]
+    per_paper = PER_PAPER if stand_in else PER_PAPER_EMBEDDED
+    for name in sampled if stand_in else spread:
         texts, vecs = _sentences(docs, papers[name])
         usable = [i for i, t in enumerate(texts) if len(t.split()) >= MIN_WORDS]
-        for i in usable[:: max(1, len(usable) // PER_PAPER)][:PER_PAPER]:
+        for i in usable[:: max(1, len(usable) // per_paper)][:per_paper]:
             if vecs is not None and not pooled:
                 questions.append((number[name], vecs[i], vecs, i))
             elif embed is not None:
