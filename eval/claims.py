@@ -11,7 +11,7 @@ Line format: {"id", "sentence", "cites": [paper ids], "label": "faithful" | "wro
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,19 +130,25 @@ def threshold_curve(results: Sequence[dict[str, Any]], thresholds: Sequence[floa
     return out
 
 
+def at_each_trust(checker: SupportChecker, gates: Sequence[float | None]) -> Iterator[float | None]:
+    """Each trust_names_above value in turn, set on the checker while the caller measures; the checker's own value
+    is put back afterwards, even when a measurement fails."""
+    kept = checker.terms_below
+    try:
+        for gate in gates:
+            checker.terms_below = gate
+            yield gate
+    finally:
+        checker.terms_below = kept
+
+
 def names_curve(
     claims: Sequence[Claim], checker: SupportChecker, paper: Callable[[str], Paper | None],
     gates: Sequence[float | None],
 ) -> list[dict[str, Any]]:
     """Catch rate and false-flag rate per trust_names_above value (see eval.scifact_pairs.names_curve)."""
-    kept = checker.terms_below
     out = []
-    try:
-        for gate in gates:
-            checker.terms_below = gate
-            m = summarize_claims(run_claims(claims, checker, paper))
-            out.append({"trust_names_above": gate, "catch_rate": m["catch_rate"],
-                        "false_flag_rate": m["false_flag_rate"]})  # fmt: skip
-    finally:
-        checker.terms_below = kept
+    for gate in at_each_trust(checker, gates):
+        m = summarize_claims(run_claims(claims, checker, paper))
+        out.append({"trust_names_above": gate, "catch_rate": m["catch_rate"], "false_flag_rate": m["false_flag_rate"]})
     return out

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.claims import at_each_trust
 from rag.answer.grounding import SupportChecker
 from rag.errors import RagError
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, Hit, Paper
@@ -109,13 +110,8 @@ def names_curve(
     """Per trust_names_above value, the tuning half's rates per label: how many false flags on claims that add
     background names (SUPPORT) a trusting check saves, and what it costs. Re-runs the rules only (vectors cached)."""
     tune = [p for p in pairs if half(int(p["claim_id"])) == "tune"]
-    kept = checker.terms_below
     out = []
-    try:
-        for gate in gates:
-            checker.terms_below = gate
-            rates = _per_label(run_pairs(tune, papers, checker))
-            out.append({"trust_names_above": gate, **{label: b["rate"] for label, b in rates.items()}})
-    finally:
-        checker.terms_below = kept
+    for gate in at_each_trust(checker, gates):
+        rates = _per_label(run_pairs(tune, papers, checker))
+        out.append({"trust_names_above": gate, **{label: b["rate"] for label, b in rates.items()}})
     return out
