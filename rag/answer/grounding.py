@@ -130,12 +130,12 @@ class SupportChecker:
         own_links = " ".join(links(joined))
         if bad := [u for u in links(claim) if u not in own_links]:
             return Verdict(NOT_FOUND, f"{bad[0]} is not a link of the cited paper", [])
-        given = numbers_in(" ".join(number_evidence(h) for _, h in trusted))
+        numbers_text = " ".join(number_evidence(h) for _, h in trusted)
+        given = numbers_in(numbers_text)
         missing = numbers_in(claim) - given
         missing -= rounded_away(missing, given)
         if missing:
-            text = " ".join(number_evidence(h) for _, h in trusted)
-            if "units" in self.rules and (other := comparisons.different_number(claim, text, missing)):
+            if "units" in self.rules and (other := comparisons.different_number(claim, numbers_text, missing)):
                 said = other.split(" where the source says ", 1)[1]
                 quote = [(i, s) for i, s in sentences if said in s][:1]
                 return Verdict(CONTRADICTED, other, quote)  # the source gives another number for the same thing

@@ -64,18 +64,8 @@ def quantities(text: str) -> set[str]:
 def rounded_away(claimed: set[str], given: set[str]) -> set[str]:
     """The whole numbers claimed that are a given decimal rounded or truncated ("76-85%" for "76.3% to 85.4%"): an
     approximation, not an invention. A claimed decimal must be given as it is ("3.0" is not "3.05")."""
-    out = set()
-    for c in claimed:
-        if not c.isdigit():
-            continue
-        value = int(c)
-        try:
-            near = [float(g) for g in given if "." in g]
-        except ValueError:
-            continue
-        if any(round(g) == value or int(g) == value for g in near):
-            out.add(c)
-    return out
+    decimals = [float(g) for g in given if re.fullmatch(r"\d+\.\d+", g)]
+    return {c for c in claimed if c.isdigit() and any(round(g) == int(c) or int(g) == int(c) for g in decimals)}
 
 
 # capitalised words after which a number is a quantity, not part of a name ("In 2019", "Over 30")
