@@ -220,8 +220,10 @@ def _summarize_block(everything: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     answerable = [r for r in scored if len(r["gold"]) > 0]
     unanswerable = [r for r in scored if len(r["gold"]) == 0]
 
+    # valid: among the sources the answer was given (a comparison's side search can add one beyond the ranked
+    # list); records without sources are judged against the ranked list
     block["citation_validity"] = mean(
-        citation_validity(_ids(r.get("citations")), _ids(r.get("retrieved"))) for r in results
+        citation_validity(_ids(r.get("citations")), _ids(r.get("sources")) or _ids(r.get("retrieved"))) for r in results
     )
     block["citation_precision"] = mean(citation_precision(_ids(r.get("citations")), r["gold"]) for r in scored)
     block["citation_recall"] = mean(citation_recall(_ids(r.get("citations")), r["gold"]) for r in scored)

@@ -344,6 +344,19 @@ def test_summarize_overall() -> None:
     )
 
 
+def test_citation_validity_counts_the_sources_the_answer_was_given() -> None:
+    """A comparison's side search can give the answer a source beyond the ranked list: citing it is valid; citing a
+    paper in the ranked list that the answer was not given is not."""
+    row = {"id": "q", "type": "comparison", "gold": ["A"], "retrieved": ["A", "B", "C"], "answer": "x [1] [2]",
+           "abstained": False, "unsupported": [], "n_sentences": 1, "latency_s": 1.0}  # fmt: skip
+    side = summarize([{**row, "sources": ["A", "E"], "citations": ["A", "E"]}])["overall"]
+    assert side["citation_validity"] == 1.0
+    not_given = summarize([{**row, "sources": ["A"], "citations": ["A", "B"]}])["overall"]
+    assert not_given["citation_validity"] == 0.5
+    recorded = summarize([{**row, "citations": ["A", "E"]}])["overall"]  # no sources recorded: the ranked list
+    assert recorded["citation_validity"] == 0.5
+
+
 def test_summarize_by_type() -> None:
     by_type = summarize(_synthetic_results())["by_type"]
     assert set(by_type) == {"fact", "unanswerable"}
