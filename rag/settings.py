@@ -49,8 +49,6 @@ def default_home() -> Path:
     return Path(base) / "rag"
 
 
-
-
 @dataclass(frozen=True)
 class IndexSettings:
     """How papers become vectors (read by the indexer and the embedder factory)."""
@@ -61,13 +59,14 @@ class IndexSettings:
     embed_batch_size: int = field(default=8, metadata=value_range(1, 4096))
     chunk_tokens: int = field(default=320, metadata=value_range(16, 8192))
     chunk_overlap: int = field(default=32, metadata=value_range(0, 8191))
-    # embed each chunk's sentences too and keep them in the docstore: an extractive answer (and the support check)
-    # then embeds only the question; about doubles the embedding work of `rag index` (bench/bench_answer_scale.py)
+    # keep a vector per sentence of each chunk in the docstore: an extractive answer (and the support check) then
+    # embeds only the question
     sentence_vectors: bool = True
-    # where sentence vectors come from (rag.index.late_chunking): "own" encodes each sentence on its own (a second
-    # encoder pass), "chunk" pools them from the chunk's own pass (no second pass; recorded with the docstore, a
-    # change re-derives them)
-    sentence_pass: str = field(default="own", metadata=value_range(choices=("chunk", "own")))
+    # where sentence vectors come from (rag.index.late_chunking): "chunk" pools them from the chunk's own encoder
+    # pass and maps them toward standalone encodings (rag.index.sentence_map; no second pass), "own" encodes each
+    # sentence on its own (a second pass: ~2x the embedding work), "auto" takes "chunk" from 150 papers on and
+    # "own" below. Recorded with the docstore; a change re-derives them. BENCHMARKS.md section 9a has the figures
+    sentence_pass: str = field(default="auto", metadata=value_range(choices=("auto", "chunk", "own")))
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
     lock_wait_s: float = field(default=10.0, metadata=value_range(0.0, 86400.0))  # for another `rag index` to finish
 

@@ -45,10 +45,26 @@ def test_an_index_built_with_one_pass_is_re_derived_when_the_setting_changes(set
     from_chunk = docs.sentence_vectors(cid)
     assert from_chunk is not None and len(from_chunk) == len(split_sentences(docs.get(cid).text))  # type: ignore[union-attr]
 
-    report = build_index(settings, embedder=minilm)  # the default, "own"
+    report = build_index(settings.replace(sentence_pass="own"), embedder=minilm)
     assert report.embedded == 0  # the chunks' vectors are the same either way: not re-embedded
     docs = DocStore.load(layout_of(settings).docs_dir)
     assert docs is not None and docs.info["sentence_pass"] == "own"
     alone = np.array(minilm.embed_batch(split_sentences(docs.get(cid).text)))  # type: ignore[attr-defined,union-attr]
     assert np.abs(docs.sentence_vectors(cid) - alone).max() < 2e-3  # float16 as stored
     assert np.abs(from_chunk - alone).max() > 0.05  # the chunk-pass vectors were not kept
+
+
+def test_auto_takes_the_chunk_pass_from_a_library_size_on_and_only_with_an_embedder_that_pools(minilm) -> None:
+    from rag.adapters.fakes import HashEmbedder
+    from rag.index.late_chunking import AUTO_CHUNK_PAPERS, effective_pass
+
+    assert effective_pass(minilm, "auto", AUTO_CHUNK_PAPERS - 1) == "own"  # type: ignore[arg-type]
+    assert effective_pass(minilm, "auto", AUTO_CHUNK_PAPERS) == "chunk"  # type: ignore[arg-type]
+    assert effective_pass(minilm, "chunk", 3) == "chunk" and effective_pass(minilm, "own", 10**6) == "own"  # type: ignore[arg-type]
+    assert effective_pass(HashEmbedder(), "auto", 10**6) == "own"  # cannot pool token spans
+
+
+def test_the_default_indexes_a_small_library_with_each_sentence_encoded_on_its_own(settings: Settings, minilm) -> None:
+    build_index(settings, embedder=minilm)  # the 19 bundled papers, the default "auto"
+    docs = DocStore.load(layout_of(settings).docs_dir)
+    assert docs is not None and docs.info["sentence_pass"] == "own" and docs.sentence_map is None

@@ -80,6 +80,27 @@ def _sentences(docs: DocStore, rows: Sequence[int]) -> tuple[list[str], np.ndarr
     return texts, None
 
 
+def picked(texts: Sequence[str], per_paper: int) -> list[int]:
+    """Which of a paper's sentences are its pseudo-questions: up to `per_paper` long enough ones, spread out."""
+    usable = [i for i, t in enumerate(texts) if len(t.split()) >= MIN_WORDS]
+    return usable[:: max(1, len(usable) // per_paper)][:per_paper]
+
+
+def spread_questions(docs: DocStore) -> list[tuple[str, int, str, np.ndarray | None]]:
+    """The pseudo-questions that are embedded: PER_PAPER_EMBEDDED sentences from each of MAX_PAPERS_EMBEDDED
+    papers spread over the whole library, as (paper, index among its sentences, text, its stored sentence
+    vectors). The sentence map (rag.index.sentence_map) is fitted on the same sentences, so an embedder that
+    remembers them embeds them once."""
+    papers = _papers(docs)
+    names = list(papers)
+    count = min(len(names), MAX_PAPERS_EMBEDDED)
+    out: list[tuple[str, int, str, np.ndarray | None]] = []
+    for name in dict.fromkeys(names[round(k * (len(names) - 1) / max(1, count - 1))] for k in range(count)):
+        texts, vecs = _sentences(docs, papers[name])
+        out += [(name, i, texts[i], vecs) for i in picked(texts, PER_PAPER_EMBEDDED)]
+    return out
+
+
 def _fit_floor(own: np.ndarray, found: np.ndarray, target: float) -> float | None:
     """The own-paper score at which a logistic fit of `found` on `own` reaches `target`; None when it cannot be
     fitted (every pseudo-question found its paper, or none did, or finding it does not grow with the score) or lies
@@ -121,25 +142,28 @@ def calibrate(
     for name, k in number.items():
         paper_of_row[papers[name]] = k
     questions: list[tuple[int, np.ndarray, np.ndarray | None, int]] = []  # (paper, vector, own sentences, index)
-    to_embed: list[tuple[int, str]] = []  # without stored sentence vectors: only the pseudo-questions are embedded
+    # without usable stored sentence vectors only the pseudo-questions are embedded: (paper, text, sentences, index)
+    to_embed: list[tuple[int, str, np.ndarray | None, int]] = []
     # sentence vectors pooled from the chunk's pass (rag.index.late_chunking) carry their chunk's context: a
     # question is encoded on its own, so they cannot stand in for one; the pseudo-questions are embedded then
     pooled = docs.info.get("sentence_pass") == "chunk" and embed is not None
+    # mapped toward standalone encodings (rag.index.sentence_map), pooled vectors can be the sentences a question is
+    # compared with at sentence level, though not the questions themselves
+    mapped = pooled and bool(docs.info.get("sentence_map"))
     stand_in = docs.has_sentence_vectors and not pooled
-    count = min(len(names), MAX_PAPERS_EMBEDDED)
-    spread = [names[round(k * (len(names) - 1) / max(1, count - 1))] for k in range(count)]
-    per_paper = PER_PAPER if stand_in else PER_PAPER_EMBEDDED
-    for name in sampled if stand_in else spread:
-        texts, vecs = _sentences(docs, papers[name])
-        usable = [i for i, t in enumerate(texts) if len(t.split()) >= MIN_WORDS]
-        for i in usable[:: max(1, len(usable) // per_paper)][:per_paper]:
-            if vecs is not None and not pooled:
-                questions.append((number[name], vecs[i], vecs, i))
-            elif embed is not None:
-                to_embed.append((number[name], texts[i]))
+    if stand_in:
+        for name in sampled:
+            texts, vecs = _sentences(docs, papers[name])
+            for i in picked(texts, PER_PAPER):
+                if vecs is not None:
+                    questions.append((number[name], vecs[i], vecs, i))
+                elif embed is not None:
+                    to_embed.append((number[name], texts[i], None, 0))
+    elif embed is not None:
+        to_embed = [(number[name], text, vecs if mapped else None, i) for name, i, text, vecs in spread_questions(docs)]
     if to_embed and embed is not None:
-        embedded = np.asarray(embed([t for _, t in to_embed]), dtype=np.float32)
-        questions += [(k, v, None, 0) for (k, _), v in zip(to_embed, embedded, strict=True)]
+        embedded = np.asarray(embed([t for _, t, _, _ in to_embed]), dtype=np.float32)
+        questions += [(k, v, vecs, i) for (k, _, vecs, i), v in zip(to_embed, embedded, strict=True)]
     if len(questions) < 10:
         return None
     q = np.stack([v for _, v, _, _ in questions])

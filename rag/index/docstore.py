@@ -10,6 +10,8 @@ Files: docs.jsonl (one `[text, metadata]` per line), offsets.npy (int64 line sta
 half the disk, and ranking sentences needs no more precision; in
 `split_sentences` order: an extractive answer then embeds only the question), ids.json (fingerprint, ids in row
 order, and the collection's info: embedder and dimension, so a search needs no store call to check them).
+Sentence vectors pooled from the chunk's pass (late chunking) are stored already mapped toward standalone
+encodings (rag.index.sentence_map); the map itself is kept as sentence_map.npy, for the next update's new rows.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import mmap
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ from rag.index.integrity import write_manifest
 from rag.ports import StoredChunk
 
 SENTENCES = "sentences.f16"  # float16 rows, no header: the sentence vectors of every chunk, in arrival order
+SENTENCE_MAP = "sentence_map.npy"  # float32 (dim, dim): pooled sentence vectors -> their standalone encodings
+FitMap = Callable[["DocStore"], np.ndarray | None]
 
 
 class DocStoreBuilder:
@@ -51,6 +55,7 @@ class DocStoreBuilder:
         self._sentences = (self.tmp / SENTENCES).open("wb")
         self._sentence_index = np.full((max(count, 1), 2), -1, dtype=np.int64)  # (first row, rows) per chunk
         self._sentence_rows = 0
+        self._pooled: list[tuple[int, int]] = []  # (first row, rows) written as pooled, still to be mapped
 
     def add(self, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> None:
         line = json.dumps([text, dict(metadata)], ensure_ascii=False).encode("utf-8") + b"\n"
@@ -64,19 +69,31 @@ class DocStoreBuilder:
         self._vectors[row] = np.asarray(vector, dtype=np.float32)
         self._have[row] = True
 
-    def set_sentence_vectors(self, chunk_id: str, matrix: Sequence[Sequence[float]] | np.ndarray) -> None:
-        """The vectors of the chunk's sentences (split_sentences order); chunks without them are embedded on demand."""
+    def set_sentence_vectors(
+        self, chunk_id: str, matrix: Sequence[Sequence[float]] | np.ndarray, *, pooled: bool = False
+    ) -> None:
+        """The vectors of the chunk's sentences (split_sentences order); chunks without them are embedded on demand.
+        `pooled`: pooled from the chunk's pass, to be mapped when the docstore is finished."""
         rows = np.asarray(matrix, dtype=np.float16).reshape(-1, self.dim)
         self._sentences.write(rows.tobytes())
+        if pooled and len(rows):
+            self._pooled.append((self._sentence_rows, len(rows)))
         self._sentence_index[self.rows[chunk_id]] = (self._sentence_rows, len(rows))
         self._sentence_rows += len(rows)
 
     def missing_vectors(self) -> list[str]:
         return [self.ids[int(row)] for row in np.flatnonzero(~self._have[: len(self.ids)])]
 
-    def finish(self, fingerprint: str, info: Mapping[str, Any] | None = None) -> None:
+    def finish(
+        self,
+        fingerprint: str,
+        info: Mapping[str, Any] | None = None,
+        sentence_map: np.ndarray | FitMap | None = None,
+    ) -> None:
         """Write the index files and swap the directory in; every row added must have its vector (`count` is an
-        upper bound: a store read while another process deletes chunks may return fewer)."""
+        upper bound: a store read while another process deletes chunks may return fewer). Pooled sentence vectors
+        are mapped by `sentence_map`: the previous docstore's map, or a function fitting one from this docstore
+        as written so far (rag.index.sentence_map)."""
         missing = self.missing_vectors()
         if len(self.ids) > self.count or missing:
             raise ValueError(f"docstore incomplete: {len(self.ids)} rows, {len(missing)} without vectors")
@@ -86,10 +103,34 @@ class DocStoreBuilder:
         del self._vectors
         np.save(self.tmp / "offsets.npy", np.asarray(self._offsets, dtype=np.int64))
         np.save(self.tmp / "sentence_index.npy", self._sentence_index[: max(len(self.ids), 1)])
-        meta = {"fingerprint": fingerprint, "ids": self.ids, "info": dict(info or {}), "dim": self.dim}
+        stored_info = dict(info or {})
+        meta = {"fingerprint": fingerprint, "ids": self.ids, "info": stored_info, "dim": self.dim}
         (self.tmp / "ids.json").write_text(json.dumps(meta))
+        if self._pooled and sentence_map is not None:
+            found = DocStore.load(self.tmp) if callable(sentence_map) else None
+            matrix = sentence_map(found) if callable(sentence_map) and found is not None else sentence_map
+            del found  # its memory maps
+            if isinstance(matrix, np.ndarray):
+                self._map_pooled(matrix.astype(np.float32))
+                np.save(self.tmp / SENTENCE_MAP, matrix.astype(np.float32))
+                stored_info["sentence_map"] = True
+                (self.tmp / "ids.json").write_text(json.dumps(meta))
         write_manifest(self.tmp, fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(self.tmp, self.directory)
+
+    def _map_pooled(self, matrix: np.ndarray) -> None:
+        """Rewrite the pooled sentence rows in place through `matrix`, re-normalised, a block at a time."""
+        if not self._sentence_rows:
+            return
+        rows = np.memmap(self.tmp / SENTENCES, dtype=np.float16, mode="r+", shape=(self._sentence_rows, self.dim))
+        for start, count in self._pooled:
+            for a in range(start, start + count, 8192):
+                b = min(start + count, a + 8192)
+                mapped = np.asarray(rows[a:b], dtype=np.float32) @ matrix
+                mapped /= np.clip(np.linalg.norm(mapped, axis=1, keepdims=True), 1e-12, None)
+                rows[a:b] = mapped.astype(np.float16)
+        rows.flush()
+        del rows
 
     def abort(self) -> None:
         self._docs.close()
@@ -101,6 +142,7 @@ class DocStore:
     def __init__(
         self, directory: Path, fingerprint: str, ids: list[str], info: Mapping[str, Any] | None = None
     ) -> None:
+        self._directory = directory
         self.fingerprint = fingerprint
         self.ids = ids
         self.info = dict(info or {})  # the collection's embedder and dim when it was written
@@ -142,6 +184,16 @@ class DocStore:
     def vectors(self) -> np.ndarray:
         """Every chunk's vector, in row order (memory-mapped)."""
         return self._vectors[: len(self.ids)]
+
+    @property
+    def sentence_map(self) -> np.ndarray | None:
+        """The map its pooled sentence vectors went through (None: none was fitted, or they are standalone)."""
+        try:
+            matrix = np.load(self._directory / SENTENCE_MAP) if self.info.get("sentence_map") else None
+        except (OSError, ValueError):
+            return None
+        dim = self._vectors.shape[1] if self._vectors.ndim == 2 else 0
+        return matrix if matrix is not None and matrix.shape == (dim, dim) else None
 
     @property
     def has_sentence_vectors(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from rag.index.local_builder import LocalBuilder
 from rag.index.orphans import recover_rebuild
 from rag.index.records import chunk_metadata
 from rag.index.report import IndexReport
+from rag.index.sentence_map import map_fitter, remembering
 from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
 from rag.ports import Embedder, VectorStore, embed_in_batches
 from rag.settings import IndexSettings
@@ -129,8 +131,11 @@ def build_index(
     old_docs = None if rebuild else trusted(DocStore.load(docs_dir), docs_dir, "docstore", warn, full=True)
     # BM25 and the docstore are rebuilt together when either does not match the corpus
     local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
-    sentence_pass = effective_pass(embedder, settings.sentence_pass) if settings.sentence_vectors else ""
+    sentence_pass = effective_pass(embedder, settings.sentence_pass, papers) if settings.sentence_vectors else ""
     old_pass = str(old_docs.info.get("sentence_pass", "own")) if old_docs is not None else ""
+    old_map = old_docs.sentence_map if old_docs is not None and old_pass == "chunk" else None
+    if old_pass == "chunk" and old_map is None:
+        old_pass = "chunk, unmapped"  # pooled vectors from before the sentence map (or too few to fit one): re-derive
     if settings.sentence_vectors and old_docs is not None and (not old_docs.has_sentence_vectors
                                                                or old_pass != sentence_pass):  # fmt: skip
         local_current = False  # a docstore from before sentence vectors, or from the other pass: fill them in
@@ -148,13 +153,20 @@ def build_index(
     if not local_current:
         docs = DocStoreBuilder(layout.docs_dir, len(planned), int(target.info["dim"]))
         sentences = sentence_function(embedder, sentence_pass, settings.embed_batch_size) if sentence_pass else None
-        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences, old_pass == sentence_pass)
+        pooled = sentence_pass == "chunk"
+        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences, old_pass == sentence_pass, pooled)
         if writer is not None:
             writer.on_vector = docs.set_vector
             if settings.sentence_vectors:
-                writer.on_sentences = docs.set_sentence_vectors
-                writer.chunk_pass = sentence_pass == "chunk"
+                writer.on_sentences = partial(docs.set_sentence_vectors, pooled=pooled)
+                writer.chunk_pass = pooled
         layout.calibration_file.unlink(missing_ok=True)  # derived from the docstore being replaced
+    calibration_embed = _embed_for_calibration(embedder, settings, sentence_pass)
+    if calibration_embed is not None:
+        calibration_embed = remembering(calibration_embed)  # the sentence map is fitted on the same sentences
+    sentence_map = None
+    if sentence_pass == "chunk" and calibration_embed is not None:
+        sentence_map = old_map if old_map is not None and old_pass == sentence_pass else map_fitter(calibration_embed)
     try:
         if to_embed or meta_only or local is not None:
             _second_pass(read, settings, planned, to_embed, meta_only, target, writer, local)
@@ -163,14 +175,14 @@ def build_index(
         if local is not None:
             stored = target.info
             local.finish(fingerprint, lex_dir, {"embedder": stored.get("embedder"), "dim": stored.get("dim"),
-                                                "sentence_pass": sentence_pass})  # fmt: skip
+                                                "sentence_pass": sentence_pass}, sentence_map)  # fmt: skip
     except BaseException:
         if local is not None:
             local.docs.abort()
         raise
     # the relevance floors derived from this collection (rag.index.calibration): kept beside the local copies and
     # with the collection, for readers on other machines
-    calibration = calibrate_floors(layout, fingerprint, _embed_for_calibration(embedder, settings, sentence_pass))
+    calibration = calibrate_floors(layout, fingerprint, calibration_embed)
     # readers in other processes (UI workers in front of a Chroma server) compare this with their BM25 copy
     # indexed_at: when the index last changed, for the UI's "what is indexed" line
     target.update_info(lexical_fingerprint=fingerprint, indexed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -3,8 +3,10 @@
 - "own": every sentence is encoded on its own, a second encoder pass over the chunk's text (the reference);
 - "chunk": "late chunking": the chunk is encoded once (title + text, as for its own vector) and each sentence's
   vector is the mean of that pass's token embeddings over the sentence's characters. No second pass; the
-  vectors carry the chunk's context, so they sit at a different similarity level than standalone encodings
-  (BENCHMARKS.md section 9 has the dev figures that decide the default).
+  vectors carry the chunk's context, so they sit away from standalone encodings, and are stored mapped back
+  toward them by a linear map fitted on the library (rag.index.sentence_map);
+- "auto" (the default): "chunk" for a library of AUTO_CHUNK_PAPERS papers or more, "own" below
+  (BENCHMARKS.md section 9a has the dev figures behind both).
 
 Only an embedder that can pool token spans (`pools_spans` true and an `embed_spans` method: the local MiniLM, also
 behind the factory's lazy loader) can do "chunk"; others fall back to "own". A sentence the model's window cut
@@ -20,7 +22,11 @@ from rag.ports import Embedder, embed_in_batches
 from rag.text import split_sentences
 from rag.types import Chunk
 
-SENTENCE_PASSES = ("chunk", "own")
+SENTENCE_PASSES = ("auto", "chunk", "own")
+# "auto": libraries of at least this many papers take the chunk's pass. The sentence map (rag.index.sentence_map) is
+# fitted on 2 sentences from each of up to 150 papers: a smaller library gives it fewer pairs than it was tuned on,
+# and its second pass costs seconds (150 PubMedQA abstracts: ~35 CPU s more than one pass)
+AUTO_CHUNK_PAPERS = 150
 # (chunk, the text the embedder sees for it) -> its sentence vectors, by chunk id
 SentenceFn = Callable[[Sequence[tuple[Chunk, str]]], dict[str, list[list[float]]]]
 
@@ -61,13 +67,15 @@ def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk]) ->
     return vectors, [[row for row in rows if row is not None] for rows in pooled]
 
 
-def uses_chunk_pass(model: Embedder, sentence_pass: str) -> bool:
-    return sentence_pass == "chunk" and getattr(model, "pools_spans", False) is True
+def uses_chunk_pass(model: Embedder, sentence_pass: str, papers: int | None = None) -> bool:
+    """`sentence_pass` (the setting, or an effective "chunk"/"own") for a library of `papers` (None: large)."""
+    wanted = sentence_pass == "chunk" or (sentence_pass == "auto" and (papers is None or papers >= AUTO_CHUNK_PAPERS))
+    return wanted and getattr(model, "pools_spans", False) is True
 
 
-def effective_pass(model: Embedder, sentence_pass: str) -> str:
+def effective_pass(model: Embedder, sentence_pass: str, papers: int | None = None) -> str:
     """The pass the stored sentence vectors really come from (recorded with the docstore)."""
-    return "chunk" if uses_chunk_pass(model, sentence_pass) else "own"
+    return "chunk" if uses_chunk_pass(model, sentence_pass, papers) else "own"
 
 
 def own_pass(model: Embedder, chunks: Sequence[Chunk], batch_size: int) -> dict[str, list[list[float]]]:

@@ -31,12 +31,15 @@ class LocalBuilder:
         store: VectorStore,
         embed_sentences: SentenceFn | None = None,
         reuse_sentences: bool = True,
+        pooled: bool = False,
     ):
-        """`reuse_sentences`: the old docstore's sentence vectors come from the wanted pass (else re-derived)."""
+        """`reuse_sentences`: the old docstore's sentence vectors come from the wanted pass (else re-derived);
+        `pooled`: `embed_sentences` pools them from the chunk's pass (mapped when the docstore is finished)."""
         self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
         self.fetch: list[str] = []
         self.embed_sentences = embed_sentences
         self.reuse_sentences = reuse_sentences
+        self.pooled = pooled
         # unchanged chunks (with the text the embedder sees) whose sentence vectors the old docstore lacks
         self.sentences_todo: list[tuple[Chunk, str]] = []
 
@@ -72,10 +75,13 @@ class LocalBuilder:
     def _embed_sentences(self) -> None:
         if self.embed_sentences is not None and self.sentences_todo:
             for cid, rows in self.embed_sentences(self.sentences_todo).items():
-                self.docs.set_sentence_vectors(cid, rows)
+                self.docs.set_sentence_vectors(cid, rows, pooled=self.pooled)
         self.sentences_todo = []
 
-    def finish(self, fingerprint: str, lex_dir: Path, info: dict[str, Any] | None = None) -> None:
+    def finish(
+        self, fingerprint: str, lex_dir: Path, info: dict[str, Any] | None = None, sentence_map: Any = None
+    ) -> None:
+        """`sentence_map`: the map for pooled sentence vectors, or a function fitting it (DocStoreBuilder.finish)."""
         self._fetch()
         self._embed_sentences()
         missing = self.docs.missing_vectors()
@@ -85,4 +91,4 @@ class LocalBuilder:
                 "run `rag index --rebuild`"
             )
         self.lexical.finish(fingerprint).save(lex_dir)
-        self.docs.finish(fingerprint, info)
+        self.docs.finish(fingerprint, info, sentence_map)
