@@ -45,6 +45,12 @@ def index_ours(corpus: Path, home: str, model, sentence_vectors: bool = True):
     return seconds, settings, _our_chunks(corpus, settings)
 
 
+def _default_pass() -> str:
+    from rag.settings import load_settings
+
+    return load_settings(env={}).index.sentence_pass
+
+
 def _our_chunks(corpus: Path, settings) -> dict[str, str]:
     """What our index embeds for each chunk (title + chunk), to check the peers get the same."""
     from rag.corpus import read_papers
@@ -141,6 +147,7 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
         "index_runs": runs,
         "ours_reused_from": ours_home,
         "index_ours_s": common.median(ours_s) if ours_s else float("nan"),
+        "ours_sentence_pass": _default_pass(),  # where our sentence vectors come from
         "index_ours_without_sentence_vectors_s": common.median(plain_s) if plain_s else float("nan"),
         "index_langchain_s": common.median(lc_s),
         "langchain_bm25_build_s": lc_bm25_s,  # in memory only: rebuilt at every process start
