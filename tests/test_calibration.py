@@ -27,11 +27,14 @@ from rag.index.calibration import (
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.layout import Layout
 from rag.settings import DEFAULT_MIN_RELEVANCE, Settings, load_settings
+from rag.text import split_sentences
 
 DIM = 32
 
 
-def _library(directory: Path, papers: int, spread: float, seed: int = 1, sentence_pass: str = "own") -> DocStore:
+def _library(
+    directory: Path, papers: int, spread: float, seed: int = 1, sentence_pass: str = "own", mapped: bool = False
+) -> DocStore:
     """A docstore of `papers` one-chunk papers of six sentences each. Each paper's vectors scatter around its own
     centre; the centres scatter around one common direction by `spread` (small: a crowded field)."""
     rng = np.random.default_rng(seed)
@@ -45,7 +48,10 @@ def _library(directory: Path, papers: int, spread: float, seed: int = 1, sentenc
         builder.add(cid, " ".join(sentences), {"paper_id": f"paper-{p}"})
         builder.set_vector(cid, unit(centre + 0.3 * unit(rng.normal(size=DIM))))
         builder.set_sentence_vectors(cid, unit(centre + 0.9 * unit(rng.normal(size=(6, DIM)))))
-    builder.finish("fp-1", {"embedder": "test", "dim": DIM, "sentence_pass": sentence_pass})
+    info = {"embedder": "test", "dim": DIM, "sentence_pass": sentence_pass}
+    if mapped:
+        info["sentence_map"] = True
+    builder.finish("fp-1", info)
     docs = DocStore.load(directory)
     assert docs is not None
     return docs
@@ -74,6 +80,26 @@ def test_sentence_vectors_pooled_from_the_chunk_pass_are_not_used_as_questions(t
     assert embedded == []  # own-pass vectors stand in for questions
     calibrate(_library(tmp_path / "pooled", 80, spread=0.6, sentence_pass="chunk"), "fp-1", embed)
     assert embedded and all(t.startswith("Paper ") for t in embedded)
+
+
+def test_mapped_pooled_vectors_give_a_sentence_floor_though_the_questions_are_embedded(tmp_path: Path):
+    """Mapped toward standalone encodings (rag.index.sentence_map), pooled vectors are what an embedded
+    pseudo-question is compared with at sentence level; unmapped ones give no sentence floor."""
+
+    def embed_like(docs: DocStore):
+        known = {}
+        for cid in docs.ids:
+            chunk = docs.get(cid)
+            assert chunk is not None
+            known.update(zip(split_sentences(chunk.text), docs.sentence_vectors(cid), strict=True))  # type: ignore[arg-type]
+        return lambda texts: np.stack([known[t] for t in texts]).astype(np.float32)
+
+    mapped = _library(tmp_path / "mapped", 80, spread=0.6, sentence_pass="chunk", mapped=True)
+    found = calibrate(mapped, "fp-1", embed_like(mapped))
+    assert found is not None and found.sentence_floor is not None
+    unmapped = _library(tmp_path / "unmapped", 80, spread=0.6, sentence_pass="chunk")
+    plain = calibrate(unmapped, "fp-1", embed_like(unmapped))
+    assert plain is not None and plain.sentence_floor is None and plain.floor == found.floor
 
 
 def test_embedded_pseudo_questions_are_capped_and_spread_over_the_whole_library(tmp_path: Path):
