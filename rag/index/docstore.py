@@ -32,6 +32,7 @@ from rag.ports import StoredChunk
 SENTENCES = "sentences.f16"  # float16 rows, no header: the sentence vectors of every chunk, in arrival order
 SENTENCE_MAP = "sentence_map.npy"  # float32 (dim, dim): pooled sentence vectors -> their standalone encodings
 FitMap = Callable[["DocStore"], np.ndarray | None]
+SentenceMap = np.ndarray | FitMap | None  # a map for pooled sentence vectors, or a function fitting one
 
 
 class DocStoreBuilder:
@@ -88,7 +89,7 @@ class DocStoreBuilder:
         self,
         fingerprint: str,
         info: Mapping[str, Any] | None = None,
-        sentence_map: np.ndarray | FitMap | None = None,
+        sentence_map: SentenceMap = None,
     ) -> None:
         """Write the index files and swap the directory in; every row added must have its vector (`count` is an
         upper bound: a store read while another process deletes chunks may return fewer). Pooled sentence vectors

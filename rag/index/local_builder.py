@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import IndexMissingError
-from rag.index.docstore import DocStore, DocStoreBuilder
+from rag.index.docstore import DocStore, DocStoreBuilder, SentenceMap
 from rag.index.late_chunking import SentenceFn
 from rag.index.lexical import LexicalBuilder
 from rag.index.records import lexical_text
@@ -79,7 +79,7 @@ class LocalBuilder:
         self.sentences_todo = []
 
     def finish(
-        self, fingerprint: str, lex_dir: Path, info: dict[str, Any] | None = None, sentence_map: Any = None
+        self, fingerprint: str, lex_dir: Path, info: dict[str, Any] | None = None, sentence_map: SentenceMap = None
     ) -> None:
         """`sentence_map`: the map for pooled sentence vectors, or a function fitting it (DocStoreBuilder.finish)."""
         self._fetch()
