@@ -14,17 +14,13 @@ the 19 bundled abstracts (38 sentences); BENCHMARKS.md section 9a.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from rag.index.calibration import spread_questions
-from rag.index.docstore import DocStore
+from rag.index.calibration import Embed, spread_questions
+from rag.index.docstore import DocStore, FitMap
 
 RIDGE = 1.0  # λ, chosen on PubMedQA dev among 0.1, 1, 3, 10, 30 (SciFact's first 500 abstracts agreed)
 MIN_PAIRS = 10  # fewer sentences than this fit nothing: the pooled vectors are kept as they are
-
-Embed = Callable[[list[str]], np.ndarray]
 
 
 def fit_map(pooled: np.ndarray, own: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
@@ -35,7 +31,7 @@ def fit_map(pooled: np.ndarray, own: np.ndarray, ridge: float = RIDGE) -> np.nda
     return np.linalg.solve(x.T @ x + ridge * eye, x.T @ y + ridge * eye).astype(np.float32)
 
 
-def map_fitter(embed: Embed) -> Callable[[DocStore], np.ndarray | None]:
+def map_fitter(embed: Embed) -> FitMap:
     """A function fitting the map on a docstore whose sentence vectors are still pooled (DocStoreBuilder.finish)."""
 
     def fit(docs: DocStore) -> np.ndarray | None:
