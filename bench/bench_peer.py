@@ -139,8 +139,17 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
     # were the modes really different? questions whose top 5 differ between each pair of sides
     differ = {f"{a}_vs_{b}": sum(hits_by[a][r["id"]] != hits_by[b][r["id"]] for r in rows)
               for a, b in (("ours", "ours_dense"), ("ours", "lc"), ("ours_dense", "lc"), ("ours", "li"))}  # fmt: skip
+    batch = settings.index.embed_batch_size
     out = {
         "papers": sum(1 for _ in corpus.open()),
+        # the tokens the encoder runs over, padding included, as each side batches (section 9e of BENCHMARKS.md)
+        "encoder_tokens": {
+            "ours": _padded(model, list(ours_chunks.values()), 1000, True, batch),
+            "langchain": _padded(model, list(lc_chunks.values()), 5000, peers.PEERS_BY_TOKENS, batch),
+            "llamaindex": _padded(model, list(li_chunks.values()), 1000, peers.PEERS_BY_TOKENS, batch),
+        },
+        "peers_batch_order": "tokens" if peers.PEERS_BY_TOKENS else "characters (as sentence-transformers)",
+        "index_s_each_run": {"ours": ours_s, "plain": plain_s, "langchain": lc_s, "llamaindex": li_s},
         "same_chunks": ours_chunks == lc_chunks == li_chunks,
         "index_llamaindex_s": common.median(li_s),
         "top5_differs_on_questions": differ,
@@ -170,6 +179,20 @@ def compare(corpus: Path, tmp: Path, model, runs: int, tag: str, ours_home: str 
     out["index_ratio_ours_over_li"] = out["index_ours_s"] / out["index_llamaindex_s"]
     out["query_ratio_ours_over_li"] = out["query_ours_p50_ms"] / out["query_li_p50_ms"]
     return out
+
+
+def _padded(model, texts: list[str], window: int, by_tokens: bool, batch: int) -> dict[str, int]:
+    """Tokens in `texts` and tokens the encoder runs over when each `window` of them (in order) is sorted by token
+    count or by characters and cut into batches of `batch`, each padded to its longest."""
+    counts = model.token_counts(texts)
+    padded = 0
+    for start in range(0, len(texts), window):
+        part = range(start, min(start + window, len(texts)))
+        ordered = sorted(part, key=counts.__getitem__ if by_tokens else lambda i: len(texts[i]))
+        for b in range(0, len(ordered), batch):
+            group = ordered[b : b + batch]
+            padded += max(counts[i] for i in group) * len(group)
+    return {"texts": len(texts), "tokens": sum(counts), "with_padding": padded}
 
 
 def _scifact(tmp: Path, n: int) -> tuple[Path, list[dict], int]:
@@ -213,10 +236,15 @@ def main() -> None:
                              "the train claims whose cited papers are all among them; nDCG@10")  # fmt: skip
     parser.add_argument("--scifact-only", action="store_true", help="only the SciFact comparison (needs --scifact)")
     parser.add_argument("--no-plain", action="store_true", help="on SciFact, skip ours without sentence vectors")
+    parser.add_argument("--scifact-runs", type=int, default=1, help="index runs per side on SciFact (median)")
+    parser.add_argument("--peers-by-tokens", action="store_true",
+                        help="batch the peers' texts by token count as ours are (default: by characters, as "
+                             "sentence-transformers, through which their users run this model)")  # fmt: skip
     reuse = "use this index of the largest synthetic corpus as ours (bench_answer_scale.py --keep: same corpus)"
     parser.add_argument("--ours-home", metavar="DIR", help=reuse)
     args = parser.parse_args()
     common.check_quiet()
+    peers.PEERS_BY_TOKENS = args.peers_by_tokens
 
     import langchain_chroma
     import langchain_core
@@ -236,7 +264,8 @@ def main() -> None:
         tmp = Path(tmpdir)
         if args.scifact:
             corpus, claims, k = _scifact(tmp, args.scifact)
-            result["scifact"] = compare(corpus, tmp, model, 1, "scifact", rows=claims, k=k, plain=not args.no_plain)
+            runs = args.scifact_runs
+            result["scifact"] = compare(corpus, tmp, model, runs, "scifact", rows=claims, k=k, plain=not args.no_plain)
             result["scifact"]["load_avg_at_end"] = os.getloadavg()[0]
             common.save(args.out, result)
             if args.scifact_only:

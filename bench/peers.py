@@ -13,14 +13,31 @@ os.environ["LANGCHAIN_TRACING_V2"] = "false"
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 
+# How the peers batch a call's texts. Their users reach the local MiniLM through sentence-transformers
+# (LangChain's HuggingFaceEmbeddings, LlamaIndex's HuggingFaceEmbedding), whose `encode` sorts each call's texts by
+# character length. bench_peer.py's `--peers-by-tokens` sets this: our token-count order instead.
+PEERS_BY_TOKENS = False
+
+
+def peer_batches(model, texts: list[str], batch: int) -> list[list[float]]:
+    """`texts` embedded in batches of `batch`, sorted as sentence-transformers sorts them (by characters)."""
+    from rag.ports import batch_order
+
+    order = batch_order(model, texts) if PEERS_BY_TOKENS else sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: list[list[float]] = [[] for _ in texts]
+    for start in range(0, len(order), max(1, batch)):
+        idx = order[start : start + batch]
+        for i, vector in zip(idx, model.embed_batch([texts[i] for i in idx]), strict=True):
+            out[i] = vector
+    return out
+
+
 def lc_embeddings(model, batch: int):
     from langchain_core.embeddings import Embeddings
 
-    from rag.ports import embed_in_batches
-
     class MiniLMEmbeddings(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return embed_in_batches(model, texts, batch)
+            return peer_batches(model, texts, batch)
 
         def embed_query(self, text: str) -> list[float]:
             return model.embed_batch([text])[0]
@@ -77,7 +94,6 @@ def index_li(corpus: Path, path: str, model, settings, k: int = 5):
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
     from rag.index.tokens import encoding
-    from rag.ports import embed_in_batches
 
     batch = settings.index.embed_batch_size
 
@@ -92,7 +108,7 @@ def index_li(corpus: Path, path: str, model, settings, k: int = 5):
             return model.embed_batch([text])[0]
 
         def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            return embed_in_batches(model, texts, batch)
+            return peer_batches(model, texts, batch)
 
     LISettings.llm = None
     LISettings.tokenizer = encoding().encode  # not its own tiktoken download

@@ -106,6 +106,10 @@ class LazyEmbedder:
     ) -> tuple[list[list[float]], list[list[list[float] | None]]]:
         return self.model().embed_spans(texts, spans)  # type: ignore[attr-defined]
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        counts = getattr(self.model(), "token_counts", None)  # for rag.ports.batch_order; else characters
+        return counts(texts) if callable(counts) else [len(text) for text in texts]
+
 
 def lazy_embedder(settings: Settings, *, one_shot: bool = False) -> Embedder:
     dim = MINILM_DIM if settings.index.embedder == "minilm" else None

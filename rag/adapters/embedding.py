@@ -44,7 +44,7 @@ class MiniLMEmbedder:
 
         self._tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer.no_padding()  # the file pads to a fixed 128: _encode pads each batch to its longest itself
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -55,11 +55,20 @@ class MiniLMEmbedder:
             str(_minilm_model_path()), sess_options=options, providers=["CPUExecutionProvider"]
         )
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens the model sees for each text (special tokens included, after truncation): callers sort
+        by it to batch texts that pad least (rag.ports.batch_order). ~0.25 ms a PubMed abstract."""
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
+
     def _encode(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
         """One encoder pass: the tokenizer's encodings, the token embeddings, and each text's normalised mean."""
         encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)  # [PAD] is id 0
+        mask = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._session.run(None, feeds)[0]
         weights = mask[:, :, None].astype(np.float32)
@@ -85,8 +94,9 @@ class MiniLMEmbedder:
         out: list[list[list[float] | None]] = []
         for row, (encoding, text_spans) in enumerate(zip(encodings, spans, strict=True)):
             # a token belongs to the span its first character falls in; special and padding tokens to none
-            starts = np.array([a if (b > a and not special) else -1 for (a, b), special in
-                               zip(encoding.offsets, encoding.special_tokens_mask, strict=True)])  # fmt: skip
+            starts = np.full(hidden.shape[1], -1)
+            pairs = zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+            starts[: len(encoding.ids)] = [a if (b > a and not special) else -1 for (a, b), special in pairs]
             vectors: list[list[float] | None] = []
             for start, end in text_spans:
                 inside = (starts >= start) & (starts < end)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, cast
 
-from rag.ports import Embedder, embed_in_batches
+from rag.ports import Embedder, batch_order, embed_in_batches
 from rag.text import split_sentences
 from rag.types import Chunk
 
@@ -95,7 +95,7 @@ def sentence_function(model: Embedder, sentence_pass: str, batch_size: int) -> S
         return lambda pairs: own_pass(model, [chunk for chunk, _ in pairs], batch_size)
 
     def chunk_pass(pairs: Sequence[tuple[Chunk, str]]) -> dict[str, list[list[float]]]:
-        ordered = sorted(pairs, key=lambda pair: len(pair[1]))
+        ordered = [pairs[i] for i in batch_order(model, [text for _, text in pairs])]
         out: dict[str, list[list[float]]] = {}
         for start in range(0, len(ordered), max(1, batch_size)):
             batch = ordered[start : start + batch_size]

@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from rag.index.chunking import embed_text
 from rag.index.late_chunking import late_pass, own_pass
-from rag.ports import Embedder, VectorStore
+from rag.ports import Embedder, VectorStore, batch_order
 from rag.types import Chunk, Paper
 
 Progress = Callable[[int, int], None]  # (done, total) in papers to embed
@@ -48,8 +48,8 @@ class EmbedWriter:
 
     def embed(self, window: list[Item]) -> None:
         # batches of similar length pad less: sort by the text the model sees (title + chunk), not the chunk alone
-        seen = ((embed_text(paper, chunk.text, chunk.section), (paper, chunk, meta)) for paper, chunk, meta in window)
-        pairs = sorted(seen, key=lambda pair: len(pair[0]))
+        seen = [(embed_text(paper, chunk.text, chunk.section), (paper, chunk, meta)) for paper, chunk, meta in window]
+        pairs = [seen[i] for i in batch_order(self.model, [text for text, _ in seen])]
         for start in range(0, len(pairs), self.batch_size):
             texts, batch = zip(*pairs[start : start + self.batch_size], strict=True)
             if self.chunk_pass and self.on_sentences is not None:
