@@ -21,15 +21,10 @@ PEERS_BY_TOKENS = False
 
 def peer_batches(model, texts: list[str], batch: int) -> list[list[float]]:
     """`texts` embedded in batches of `batch`, sorted as sentence-transformers sorts them (by characters)."""
-    from rag.ports import batch_order
+    from rag.ports import batch_order, embed_in_batches
 
     order = batch_order(model, texts) if PEERS_BY_TOKENS else sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    out: list[list[float]] = [[] for _ in texts]
-    for start in range(0, len(order), max(1, batch)):
-        idx = order[start : start + batch]
-        for i, vector in zip(idx, model.embed_batch([texts[i] for i in idx]), strict=True):
-            out[i] = vector
-    return out
+    return embed_in_batches(model, texts, batch, order)
 
 
 def lc_embeddings(model, batch: int):

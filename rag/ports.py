@@ -158,9 +158,12 @@ def batch_order(embedder: Embedder, texts: Sequence[str]) -> list[int]:
     return sorted(range(len(texts)), key=key.__getitem__)
 
 
-def embed_in_batches(embedder: Embedder, texts: Sequence[str], batch_size: int) -> list[list[float]]:
-    """Embed texts in batches of similar length (less padding), returning vectors in input order."""
-    order = batch_order(embedder, texts)
+def embed_in_batches(
+    embedder: Embedder, texts: Sequence[str], batch_size: int, order: Sequence[int] | None = None
+) -> list[list[float]]:
+    """Embed texts in batches of similar length (less padding; `order`: another order of their positions),
+    returning vectors in input order."""
+    order = batch_order(embedder, texts) if order is None else order
     out: list[list[float]] = [[] for _ in texts]
     for start in range(0, len(order), max(1, batch_size)):
         idx = order[start : start + batch_size]
