@@ -20,7 +20,8 @@ PEERS_BY_TOKENS = False
 
 
 def peer_batches(model, texts: list[str], batch: int) -> list[list[float]]:
-    """`texts` embedded in batches of `batch`, sorted as sentence-transformers sorts them (by characters)."""
+    """`texts` embedded in batches of `batch`, sorted as sentence-transformers sorts them (by characters), or by
+    token count with PEERS_BY_TOKENS."""
     from rag.ports import batch_order, embed_in_batches
 
     order = batch_order(model, texts) if PEERS_BY_TOKENS else sorted(range(len(texts)), key=lambda i: len(texts[i]))

@@ -152,7 +152,7 @@ def batch_order(embedder: Embedder, texts: Sequence[str]) -> list[int]:
     """Positions of `texts` shortest first, so that consecutive batches pad least. By the model's own token count
     when the embedder offers `token_counts` (the local MiniLM): character length is a loose proxy for it (numbers,
     gene and chemical names cost many tokens per character), and on the 5,183 SciFact abstracts sorting by
-    characters left 15 % of the encoder's work on padding, by tokens 0.4 % (BENCHMARKS.md section 9e)."""
+    characters added 16.7 % to the tokens the encoder runs, by tokens 0.5 % (BENCHMARKS.md section 9e)."""
     counts = getattr(embedder, "token_counts", None)
     key = counts(texts) if callable(counts) else [len(text) for text in texts]
     return sorted(range(len(texts)), key=key.__getitem__)
