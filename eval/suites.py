@@ -58,16 +58,42 @@ def _recorded(name: str) -> Path | None:
     return path if path.exists() else None
 
 
+# The question sets that ship with the project: (suite name, file under eval/sets, split, corpus). A `test` set is
+# held out: written by someone who had not read the answer code, frozen (SHA-256 in eval/README.md) before any
+# change was measured on it, and gated. A held-out set that has decided a change is retired into `dev` (a new
+# file name, the commit that retired it in eval/README.md's history table) and replaced by a new one.
+BUNDLED: tuple[tuple[str, str, str, str], ...] = (
+    ("icml2025-dev", "icml2025/dev.jsonl", "dev", "icml2025"),
+    ("icml2025-dev-extra", "icml2025/dev_extra.jsonl", "dev", "icml2025"),
+    ("icml2025-dev-kinds", "icml2025/dev_kinds.jsonl", "dev", "icml2025"),
+    ("icml2025-retired", "icml2025/retired_2026_12_03.jsonl", "dev", "icml2025"),
+    ("synthetic-retired", "synthetic/retired_2026_12_03.jsonl", "dev", "synthetic"),
+    ("icml2025-heldout", "icml2025/heldout_2026_12_06.jsonl", "test", "icml2025"),
+    ("arxiv-heldout", "arxiv/heldout_2026_12_06.jsonl", "test", "arxiv"),
+)
+# The claim-checking benchmark's splits: (name in the report, file under eval/claims, split)
+CLAIM_SETS: tuple[tuple[str, str, str], ...] = (
+    ("dev", "dev.jsonl", "dev"),
+    ("dev_extra", "dev_extra.jsonl", "dev"),
+    ("retired", "retired_2026_12_03.jsonl", "dev"),
+    ("heldout", "heldout_2026_12_06.jsonl", "test"),
+)
+CORPORA = {"icml2025": BUNDLED_CORPUS, "synthetic": SETS / "synthetic" / "corpus.jsonl",
+           "arxiv": SETS / "arxiv" / "corpus.jsonl"}  # fmt: skip
+
+
 def bundled_suites() -> list[Suite]:
-    """The suites that ship with the project, dev first: the bundled ICML corpus and the synthetic one."""
-    out = []
-    for corpus_name, corpus in (("icml2025", BUNDLED_CORPUS), ("synthetic", SETS / "synthetic" / "corpus.jsonl")):
-        for stem, split in (("dev", "dev"), ("dev_extra", "dev"), ("dev_kinds", "dev"), ("test", "test")):
-            questions = SETS / corpus_name / f"{stem}.jsonl"
-            if questions.exists() and corpus.exists():
-                name = f"{corpus_name}-{stem.replace('_', '-')}"
-                out.append(Suite(name, questions, split, corpus, _recorded(name), corpus_name))
-    return out
+    """The suites that ship with the project, in BUNDLED's order (dev first). A registered file that is missing is
+    still listed: running it fails with a clear error, and `--check` does not pass without it."""
+    return [
+        Suite(name, SETS / file, split, CORPORA[corpus], _recorded(name), corpus)
+        for name, file, split, corpus in BUNDLED
+    ]
+
+
+def held_out_names() -> list[str]:
+    """The bundled held-out suites: what `rag eval --check` gates."""
+    return [name for name, _, split, _ in BUNDLED if split == "test"]
 
 
 def benchmark_suites(external: Path | None = None) -> tuple[list[Suite], list[str]]:

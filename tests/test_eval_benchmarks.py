@@ -94,8 +94,8 @@ def test_pubmedqa_dev_is_bundled_with_its_findings_and_licence():
 def test_suites_are_picked_by_name_or_corpus():
     suites, _ = all_suites()
     assert [s.name for s in pick(suites, ["pubmedqa"])] == ["pubmedqa-dev"]
-    assert {s.name for s in pick(suites, ["icml2025"])} >= {"icml2025-dev", "icml2025-test"}
-    assert [s.name for s in pick(suites, ["icml2025-test", "icml2025-test"])] == ["icml2025-test"]
+    assert {s.name for s in pick(suites, ["icml2025"])} >= {"icml2025-dev", "icml2025-heldout"}
+    assert [s.name for s in pick(suites, ["icml2025-heldout", "icml2025-heldout"])] == ["icml2025-heldout"]
     assert pick(suites, []) == suites
     with pytest.raises(ValueError, match="no suite named 'nope'"):
         pick(suites, ["nope"])
