@@ -9,13 +9,13 @@ eval.worst, the claim and replay tables eval.report_extra.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from eval.compare import compare_runs, compare_section
 from eval.fields import JUDGE_METRICS, METRICS
-from eval.gates import gate_status
+from eval.gates import gate_status, missing_gates
 from eval.markdown import cell, fmt, table
 from eval.metrics import summarize
 from eval.plots import PLOTS, make_plots
@@ -188,16 +188,22 @@ def write_outputs(
     details: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     compare_dir: str | Path | None = None,
     compare_with: Mapping[str, Any] | None = None,
+    expected_gates: Collection[str] | None = None,
 ) -> Path:
     """Write summary.json, results/<suite>.jsonl (and any `details` files: results/<name>.jsonl), the PNGs and
-    report.md into out_dir; returns report.md's path. The gates are computed here, from the summary."""
+    report.md into out_dir; returns report.md's path. The gates are computed here, from the summary; with
+    `expected_gates` (`--check`: the held-out scopes the run was asked to cover) a gate that was not evaluated, or
+    a run where none was, is a failure too."""
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RagError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
     status = gate_status(summary)
-    summary["gates"] = {"status": status, "failed": [g["message"] for g in status if g["passed"] is False]}
+    failed = [g["message"] for g in status if g["passed"] is False]
+    if expected_gates is not None:
+        failed += missing_gates(summary, expected_gates)
+    summary["gates"] = {"status": status, "failed": failed}
     comparison = None
     if compare_with is not None:
         comparison = compare_runs(compare_with, summary)
