@@ -17,6 +17,11 @@ os.environ["ANONYMIZED_TELEMETRY"] = "False"
 # (LangChain's HuggingFaceEmbeddings, LlamaIndex's HuggingFaceEmbedding), whose `encode` sorts each call's texts by
 # character length. bench_peer.py's `--peers-by-tokens` sets this: our token-count order instead.
 PEERS_BY_TOKENS = False
+# Which chunks the peers embed. "ours" (the default): exactly the chunks our index embeds, so a build-time or
+# retrieval difference is not a chunking difference. "splitter": LangChain's RecursiveCharacterTextSplitter with our
+# tiktoken length at our chunk size and overlap, as a peer's user would cut the text: on short abstracts it gives
+# our chunks, on SciFact's longer ones about 2 % more tokens (bench_peer.py records both sides' token counts).
+PEER_CHUNKS = "ours"
 
 
 def peer_batches(model, texts: list[str], batch: int) -> list[list[float]]:
@@ -42,6 +47,15 @@ def lc_embeddings(model, batch: int):
 
 
 def lc_chunks(corpus: Path, settings) -> tuple[list[str], list[str], list[dict]]:
+    """(ids, embedded texts "title\nchunk", metadata) of the chunks the peers embed, as PEER_CHUNKS says."""
+    if PEER_CHUNKS == "ours":
+        from rag.corpus import read_papers
+        from rag.index.chunking import chunk_paper, embed_text
+
+        size, overlap = settings.index.chunk_tokens, settings.index.chunk_overlap
+        chunks = [(p, c) for p in read_papers([corpus]) for c in chunk_paper(p, size, overlap)]
+        return ([c.id for _, c in chunks], [embed_text(p, c.text) for p, c in chunks],
+                [{"paper_id": p.id, "title": p.title} for p, _ in chunks])  # fmt: skip
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     from rag.index.tokens import count_tokens
