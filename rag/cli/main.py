@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", metavar="DATE", help="index only records dated DATE or later (YYYY[-MM[-DD]])")
     p.add_argument("--full-text", action="store_true", help="PDFs: chunk the body too (sections, pages), not only "
                    "the abstract; citations then name the page")  # fmt: skip
+    p.add_argument("--follow-links", action="store_true", help="also follow a folder's symbolic links that lead "
+                   "out of it (skipped with a warning otherwise; /proc, /sys and /dev are never read)")  # fmt: skip
     p.add_argument("--allow-empty", action="store_true", help="let a run that finds no papers empty the index "
                    "(otherwise refused)")  # fmt: skip
     p.add_argument("--verify", action="store_true", help="check the store, BM25 and the docstore against each other "
