@@ -136,6 +136,8 @@ class UISettings:
     ui_models: str = ""  # model names a visitor may pick, comma-separated; "" = the configured `model` only
     # addresses (or networks) of the reverse proxies in front: only their X-Forwarded-For/-Proto/-Host are believed
     ui_trusted_proxies: str = ""
+    # host names the UI answers for besides loopback and its --host (comma-separated): a team's name behind a proxy
+    ui_allowed_hosts: str = ""
     ui_refresh_s: float = field(default=30.0, metadata=value_range(1.0, 86400.0))  # how often a page re-counts papers
 
 

@@ -174,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests for this host name, on any port (repeatable; also RAG_UI_ALLOWED_HOSTS): "
+                   "the name visitors use, e.g. behind a proxy. localhost, 127.0.0.1, ::1 and --host are always "
+                   "answered; other names get 421 (binding 0.0.0.0 adds none)")  # fmt: skip
     p.add_argument("--auth-file", metavar="FILE", help="require a login: USER:PASSWORD read from FILE (chmod 600)")
     p.add_argument("--auth", metavar="USER:PASSWORD",
                    help="require a login; visible in `ps`: prefer RAG_UI_AUTH or --auth-file")  # fmt: skip
@@ -249,7 +253,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "ui":
         from ui.serve import serve
 
-        return serve(settings, host=args.host, port=args.port, auth=args.auth, auth_file=args.auth_file)
+        return serve(settings, host=args.host, port=args.port, auth=args.auth, auth_file=args.auth_file,
+                     allowed=args.allowed_host)  # fmt: skip
     return 2
 
 
