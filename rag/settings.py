@@ -68,6 +68,8 @@ class IndexSettings:
     # "own" below. Recorded with the docstore; a change re-derives them. BENCHMARKS.md section 9a has the figures
     sentence_pass: str = field(default="auto", metadata=value_range(choices=("auto", "chunk", "own")))
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
+    # follow a folder's symbolic links that lead out of it (never into /proc, /sys, /dev); off: warned and skipped
+    follow_links: bool = False
     lock_wait_s: float = field(default=10.0, metadata=value_range(0.0, 86400.0))  # for another `rag index` to finish
 
 
@@ -134,6 +136,8 @@ class UISettings:
     ui_models: str = ""  # model names a visitor may pick, comma-separated; "" = the configured `model` only
     # addresses (or networks) of the reverse proxies in front: only their X-Forwarded-For/-Proto/-Host are believed
     ui_trusted_proxies: str = ""
+    # host names the UI answers for besides loopback and its --host (comma-separated): a team's name behind a proxy
+    ui_allowed_hosts: str = ""
     ui_refresh_s: float = field(default=30.0, metadata=value_range(1.0, 86400.0))  # how often a page re-counts papers
 
 

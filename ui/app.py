@@ -2,10 +2,11 @@
 
 The only module that imports gradio: layout and event wiring. What the events do lives in gradio-free modules:
 ui.chat_flow (answers as they stream), ui.session (start, retry, undo, exports), ui.form_inputs (what a visitor
-may pick), ui.message / ui.cards / ui.page (HTML), ui.auth and ui.origin (login, cross-site requests),
-ui.live_index (the index as it is now), ui.saved (the conversation in the browser's storage), ui/static/page.js
-(keyboard, screen readers, the [n] preview, Clear's confirmation). No conversation is kept on the server outside
-the per-session gr.State and chat history; the visitor's browser keeps a copy (gr.BrowserState) for reloads.
+may pick), ui.message / ui.cards / ui.page (HTML), ui.auth, ui.origin and ui.hosts (login, cross-site requests,
+the host names answered), ui.live_index (the index as it is now), ui.saved (the conversation in the browser's
+storage), ui/static/page.js (keyboard, screen readers, the [n] preview, Clear's confirmation). No conversation
+is kept on the server outside the per-session gr.State and chat history; the visitor's browser keeps a copy
+(gr.BrowserState) for reloads.
 """
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     chosen = selection(args.where or (), args.since)
     if args.full_text:
         settings = settings.replace(full_text=True)
+    if args.follow_links:
+        settings = settings.replace(follow_links=True)
     with ProgressBar("reading", unit="B") as reading, ProgressBar("embedding", unit="paper") as bar:
 
         def read_progress(done: int, total: int, papers: int) -> None:

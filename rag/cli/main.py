@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", metavar="DATE", help="index only records dated DATE or later (YYYY[-MM[-DD]])")
     p.add_argument("--full-text", action="store_true", help="PDFs: chunk the body too (sections, pages), not only "
                    "the abstract; citations then name the page")  # fmt: skip
+    p.add_argument("--follow-links", action="store_true", help="also follow a folder's symbolic links that lead "
+                   "out of it (skipped with a warning otherwise; /proc, /sys and /dev are never read)")  # fmt: skip
     p.add_argument("--allow-empty", action="store_true", help="let a run that finds no papers empty the index "
                    "(otherwise refused)")  # fmt: skip
     p.add_argument("--verify", action="store_true", help="check the store, BM25 and the docstore against each other "
@@ -172,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests for this host name, on any port (repeatable; also RAG_UI_ALLOWED_HOSTS): "
+                   "the name visitors use, e.g. behind a proxy. localhost, 127.0.0.1, ::1 and --host are always "
+                   "answered; other names get 421 (binding 0.0.0.0 adds none)")  # fmt: skip
     p.add_argument("--auth-file", metavar="FILE", help="require a login: USER:PASSWORD read from FILE (chmod 600)")
     p.add_argument("--auth", metavar="USER:PASSWORD",
                    help="require a login; visible in `ps`: prefer RAG_UI_AUTH or --auth-file")  # fmt: skip
@@ -247,7 +253,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "ui":
         from ui.serve import serve
 
-        return serve(settings, host=args.host, port=args.port, auth=args.auth, auth_file=args.auth_file)
+        return serve(settings, host=args.host, port=args.port, auth=args.auth, auth_file=args.auth_file,
+                     allowed=args.allowed_host)  # fmt: skip
     return 2
 
 

@@ -1,21 +1,21 @@
 """Read papers from corpus files and directories, in any format rag.corpus.detect recognises.
 
-`iter_papers` finds the files (reporting directory entries it cannot read instead of passing over them), names
-each file's format, reads it with that format's reader, keeps the records `--where`/`--since` select, validates
-each into a `Paper` (rag.corpus.paper_fields) and checks ids are unique across all sources, counting bytes read
-for progress. Whatever the bytes, the only exception that escapes is `CorpusError`, with a one-line message.
+`iter_papers` finds the files (rag.corpus.folders: what lies under a folder, its unreadable entries reported and
+its links out of it not followed unless asked), names each file's format, reads it with that format's reader,
+keeps the records `--where`/`--since` select, validates each into a `Paper` (rag.corpus.paper_fields) and checks
+ids are unique across all sources, counting bytes read for progress. Whatever the bytes, the only exception that
+escapes is `CorpusError`, with a one-line message.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.corpus.detect import detect
+from rag.corpus.folders import folder_files, not_regular
 from rag.corpus.formats import SUPPORTED_SUFFIXES, Format
 from rag.corpus.paper_fields import BadRecord, build_paper
 from rag.corpus.select import Selection
@@ -40,6 +40,7 @@ class CorpusStats:
     # PDFs of a folder that could not be read ("x.pdf: no text layer ..."): skipped whatever on_error says
     unreadable: list[str] = field(default_factory=list)
     filtered: int = 0  # records --where/--since did not select
+    links_out: list[str] = field(default_factory=list)  # links out of a named folder, not followed
     formats: dict[str, str] = field(default_factory=dict)  # file -> format label
 
 
@@ -52,6 +53,7 @@ class _Options:
     selection: Selection
     read: ReadOptions
     progress: Progress | None
+    follow_links: bool = False  # follow links whose target lies outside the named folder
 
     def bad(self, message: str, stats: CorpusStats) -> None:
         if self.on_error == "stop":
@@ -67,71 +69,20 @@ class _Options:
         self.warn(one_line(message))
 
 
-_KINDS = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
-          stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a directory"}  # fmt: skip
-
-
-def _not_regular(path: Path) -> str | None:
-    """Why `path` cannot be read as a corpus file (it is a pipe, a device...), or None when it is a file."""
-    mode = path.stat().st_mode
-    if stat.S_ISREG(mode):
-        return None
-    kind = next((name for test, name in _KINDS.items() if test(mode)), "not a regular file")
-    return f"{path}: {kind}, not a file; rag reads every corpus file twice, so save it to a file first"
-
-
 def _walk(root: Path, opts: _Options, stats: CorpusStats) -> list[Path]:
-    """Corpus files under `root`, sorted; hidden files and directories are left out, and every entry that
-    cannot be read (an unlistable directory, a broken link, a pipe) is reported. A link to a directory is
-    followed unless it leads into a directory read already (a loop, or the same folder twice): one warning."""
-    found: list[Path] = []
-    problems: list[str] = []
-    trees = [os.path.realpath(root)]  # real paths whose whole tree is read
-    links: list[Path] = []
-
-    def unlistable(e: OSError) -> None:
-        problems.append(f"{e.filename}: cannot list this directory ({e.strerror or e})")
-
-    def walk(top: Path) -> None:
-        for folder, dirs, names in os.walk(top, onerror=unlistable):
-            shown_dirs = sorted(d for d in dirs if not d.startswith("."))
-            links.extend(Path(folder, d) for d in shown_dirs if os.path.islink(os.path.join(folder, d)))
-            dirs[:] = [d for d in shown_dirs if not os.path.islink(os.path.join(folder, d))]
-            for name in names:
-                _entry(Path(folder, name), found, problems)
-
-    walk(root)
-    while links:
-        link = links.pop(0)
-        real = os.path.realpath(link)
-        if any(real == t or real.startswith(t.rstrip(os.sep) + os.sep) for t in trees):
-            opts.warn(one_line(f"{link}: a link to {real}, which is read already; not followed"))
-            continue
-        trees.append(real)
-        walk(link)
-    for problem in sorted(problems):
+    """The corpus files under `root` (rag.corpus.folders); entries that cannot be read are bad, links out of it
+    are counted."""
+    walked = folder_files(root, follow_links=opts.follow_links, warn=opts.warn)
+    stats.links_out.extend(walked.links_out)
+    for problem in walked.problems:
         opts.bad(problem, stats)
-    if not found and not problems:
-        raise corpus_error(f"{root}: no corpus files in this directory (looked for {', '.join(SUPPORTED_SUFFIXES)})")
-    return sorted(found)
-
-
-def _entry(path: Path, found: list[Path], problems: list[str]) -> None:
-    """A file in a walked directory: kept when it is a readable corpus file, reported when it cannot be read."""
-    if path.name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
-        return
-    try:
-        reason = _not_regular(path)
-    except FileNotFoundError:
-        reason = f"{path}: a broken symbolic link (to {os.readlink(path)})"
-    except OSError as e:
-        reason = f"{path}: cannot read ({e.strerror or e})"
-    if reason is None and not os.access(path, os.R_OK):
-        reason = f"{path}: cannot read (permission denied)"
-    if reason is None:
-        found.append(path)
-    else:
-        problems.append(reason)
+    if not walked.files and not walked.problems:
+        out = len(walked.links_out)
+        raise corpus_error(
+            f"{root}: no corpus files in this directory (looked for {', '.join(SUPPORTED_SUFFIXES)})"
+            + (f"; {out} link{'s' if out > 1 else ''} out of it not followed (named above)" if out else "")
+        )
+    return walked.files
 
 
 def _files(source: Path | str, opts: _Options, stats: CorpusStats) -> list[Path]:
@@ -140,7 +91,7 @@ def _files(source: Path | str, opts: _Options, stats: CorpusStats) -> list[Path]
         return _walk(path, opts, stats)
     if not path.exists():
         raise corpus_error(f"{path}: no such file" + (" (a broken symbolic link)" if path.is_symlink() else ""))
-    if (reason := _not_regular(path)) is not None:
+    if (reason := not_regular(path)) is not None:
         raise corpus_error(reason)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise corpus_error(
@@ -278,16 +229,19 @@ def iter_papers(
     full_text: bool = False,
     progress: Progress | None = None,
     stats: CorpusStats | None = None,
+    follow_links: bool = False,
 ) -> Iterator[Paper]:
     """Stream the papers in `sources` (files or directories), in order. See `read_papers`. `info` hears the
-    "reading FILE as FORMAT" lines, `progress` the bytes read, and `stats` is filled in as the read goes."""
+    "reading FILE as FORMAT" lines, `progress` the bytes read, and `stats` is filled in as the read goes. A
+    directory's links that lead out of it are not followed unless `follow_links` (files named in `sources` are
+    read wherever they are)."""
     if on_error not in ("stop", "skip"):
         raise ValueError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     if isinstance(sources, str | Path):
         sources = [sources]
     selection = selection or Selection()
     opts = _Options(on_error, max_abstract_chars, warn or _log.warning, info, selection,
-                    ReadOptions(full_text=full_text, needles=selection.needles()), progress)  # fmt: skip
+                    ReadOptions(full_text=full_text, needles=selection.needles()), progress, follow_links)  # fmt: skip
     return _iter(sources, opts, stats if stats is not None else CorpusStats())
 
 

@@ -58,7 +58,8 @@ class _Read:
 def _items(read: _Read, settings: IndexSettings, warn: Warn | None, **extra: object) -> Iterator[Item]:
     """Every chunk of every paper with its metadata, streamed from the files (nothing is held whole)."""
     papers = iter_papers(read.sources, on_error=read.on_error, warn=warn, selection=read.selection,
-                         full_text=settings.full_text, **extra)  # type: ignore[arg-type]  # fmt: skip
+                         full_text=settings.full_text, follow_links=settings.follow_links,
+                         **extra)  # type: ignore[arg-type]  # fmt: skip
     for paper in papers:
         chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
         whole, roles = chunk_roles(paper, chunks)
@@ -203,6 +204,7 @@ def build_index(
         bad=stats.skipped - len(stats.unreadable),
         calibration=calibration,
         unreadable=tuple(stats.unreadable),
+        links_out=len(stats.links_out),
     )
 
 

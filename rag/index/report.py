@@ -20,6 +20,7 @@ class IndexReport:
     bad: int = 0  # bad records and unreadable files skipped (--skip-bad)
     calibration: Calibration | None = None  # the relevance floors derived from the collection (None: too small)
     unreadable: tuple[str, ...] = ()  # PDFs of a folder skipped as unreadable, each "path: why"
+    links_out: int = 0  # links out of an indexed folder, not followed (each named in a warning)
 
     def line(self) -> str:
         left_out = [f"{n:,} {what}" for n, what in ((self.filtered, "filtered out"), (self.bad, "skipped as bad")) if n]
@@ -29,6 +30,8 @@ class IndexReport:
             f"{self.skipped} unchanged, {self.removed} removed ({self.seconds:.1f}s); {floor}"
             + (f"; records {', '.join(left_out)}" if left_out else "")
             + _unreadable(self.unreadable)
+            + (f"; {self.links_out:,} link{'s' if self.links_out > 1 else ''} out of the folder not followed "
+               "(named above)" if self.links_out else "")
         )
 
 
