@@ -152,7 +152,7 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
         total = now.info.papers
         return (render_header(now.info, sample), render_library(now.papers, total),
                 gr.Tab(label=f"Library ({total if total is not None else '?'})"),
-                gr.Button(visible=bool(now.info.missing), interactive=True), now.stamp)  # fmt: skip
+                gr.update(visible=bool(now.info.missing), interactive=True), now.stamp)  # fmt: skip
 
     def index_sample() -> tuple[Any, ...]:
         try:
@@ -204,7 +204,8 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                 )  # fmt: skip
                 filter_chip = gr.HTML("", elem_id="filter-chip", js_on_load=CHIP_JS, apply_default_css=False)
                 textbox = gr.Textbox(
-                    label="Ask a question about the papers", show_label=False, elem_id="question", autofocus=True,
+                    label="Ask a question about the papers", show_label=False, elem_id="question",
+                    autofocus=not snap.info.missing,  # on a phone the focus would scroll the offer to index away
                     placeholder="Ask about the papers, e.g. which datasets are introduced?", lines=1, max_lines=6,
                     submit_btn=True, stop_btn=True,
                 )  # fmt: skip
