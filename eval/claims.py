@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.answer.grounding import SupportChecker
 from rag.errors import RagError
 from rag.types import Hit, Paper
+from rag.verify.checker import SupportChecker
 
 
 @dataclass(frozen=True)

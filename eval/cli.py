@@ -84,8 +84,8 @@ class _Run:
     def suite_settings(self, suite: Suite) -> Settings:
         if suite.corpus is None:
             return self.settings
+        from rag.cli.progress import ProgressBar
         from rag.factory import build_index
-        from rag.progress import ProgressBar
 
         s = self.settings.replace(collection=suite.collection)
         cache = getattr(self.args, "cache_home", None)
@@ -105,8 +105,8 @@ class _Run:
     def run_suite(self, suite: Suite, settings: Settings, bar_label: str, **overrides: Any) -> tuple[Any, list]:
         from eval.findings import load_findings
         from eval.runner import run_eval, run_searches
+        from rag.cli.progress import ProgressBar
         from rag.factory import open_assistant
-        from rag.progress import ProgressBar
 
         assistant = open_assistant(settings.replace(**overrides) if overrides else settings, embedder=self.embedder)
         llm = "openai" if overrides else self.llm
@@ -222,7 +222,7 @@ def _baselines(args: argparse.Namespace, assistant: Any, suite: Suite, run: _Run
     if not getattr(args, "baselines", False):
         return None
     from eval.runner import run_retrieval_baselines
-    from rag.progress import ProgressBar
+    from rag.cli.progress import ProgressBar
 
     with ProgressBar(f"{suite.name} baselines", unit="search") as bar:
         return run_retrieval_baselines(assistant.retriever, run.questions(suite), progress=bar.update)
@@ -232,7 +232,7 @@ def _judge(args: argparse.Namespace, assistant: Any, rows: list[dict[str, Any]],
     if not getattr(args, "judge", False):
         return None
     from eval.judge import judge_model, run_judge
-    from rag.progress import ProgressBar
+    from rag.cli.progress import ProgressBar
 
     chat = judge_model(assistant, run.model)  # no endpoint: a clear error
     with ProgressBar("judge", unit="q") as bar:
@@ -264,7 +264,7 @@ def _replay(run: _Run, suite: Suite, settings: Settings) -> tuple[dict[str, Any]
 def _scifact_pairs(assistant: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The SciFact checker pairs (eval.scifact_pairs), when ../shared/external/scifact is there."""
     from eval.scifact_pairs import load_pairs, names_curve, run_pairs, summarize_pairs
-    from rag.progress import ProgressBar
+    from rag.cli.progress import ProgressBar
 
     folder = EXTERNAL / "scifact"
     if not (folder / "pairs_train.jsonl").exists():

@@ -17,10 +17,9 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from eval.metrics import mean
-from rag.answer.citations import format_sources
-from rag.answer.prompts import load_prompt, prompt_id
 from rag.errors import LLMError, RagError
 from rag.ports import ChatModel, complete
+from rag.prompts import format_sources, load_prompt, prompt_id
 from rag.types import Hit, Paper
 
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ from eval.claims import load_claims
 from eval.recorded import PLACEHOLDER, load_recorded
 from eval.scifact_pairs import load_pairs
 from eval.suites import CLAIM_SETS, CLAIMS, CORPORA, EXTERNAL, bundled_suites
+from rag.answer.checked import judge_answer
 from rag.corpus import read_papers
 from rag.types import Hit, Paper
 
@@ -76,7 +77,7 @@ def recorded_rows(checker: Any) -> Iterator[dict[str, Any]]:
             text = answer.text()
             ids = [i for i in dict.fromkeys(m.group(1) for m in PLACEHOLDER.finditer(text)) if i in papers]
             rendered = _numbered(text, {pid: n for n, pid in enumerate(ids, 1)})
-            for j, c in enumerate(checker.judge(rendered, [_hit(papers[i]) for i in ids])):
+            for j, c in enumerate(judge_answer(checker, rendered, [_hit(papers[i]) for i in ids])):
                 evidence = c.evidence[0][1] if c.evidence else None
                 yield _row(f"recorded/{suite.name}", f"{answer.question_id}#{j}", c.label, c.reason, evidence)
 
@@ -118,7 +119,7 @@ def main(argv: list[str]) -> int:
         build_index(settings)
         assistant = open_assistant(settings)
         try:
-            rows = snapshot(assistant, open_draft_checker(settings, assistant))
+            rows = snapshot(assistant, open_draft_checker(settings, assistant.retriever))
         finally:
             assistant.close()
     write(Path(argv[0]), rows)

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from eval.claims import at_each_trust
-from rag.answer.grounding import SupportChecker
 from rag.errors import RagError
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, Hit, Paper
+from rag.verify.checker import SupportChecker
 
 LABELS = ("SUPPORT", "CONTRADICT", "WRONG_PAPER")
 CURVE = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)  # similarity thresholds of the trade-off curve

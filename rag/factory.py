@@ -22,9 +22,10 @@ from rag.types import Paper
 if TYPE_CHECKING:
     from rag.answer.assistant import Assistant
     from rag.answer.backends import ChatProvider
-    from rag.check.run import DraftChecker, SecondOpinion
+    from rag.check.run import DraftChecker
     from rag.index.indexer import IndexReport
     from rag.retrieve.retriever import Retriever
+    from rag.verify.second_opinion import SecondOpinion
 
 MINILM_NAME = "all-MiniLM-L6-v2-int8"  # what rag.adapters.embedding.MiniLMEmbedder records on a collection
 MINILM_DIM = 384
@@ -164,8 +165,8 @@ def _store_for_writing(
 def verify_index(settings: Settings, *, store: VectorStore | None = None, warn: Callable[[str], None] | None = None
                  ) -> Any:  # fmt: skip
     """`rag index --verify`: check the store, BM25 and the docstore against each other and rebuild the derived files
-    that disagree (rag.index.verify.Verified), under the writer lock."""
-    from rag.index.verify import verify_index as run
+    that disagree (rag.index.consistency.Verified), under the writer lock."""
+    from rag.index.consistency import verify_index as run
 
     with _store_for_writing(settings, store, existing_store, warn) as store:
         return run(store, layout_of(settings))
@@ -213,27 +214,26 @@ def open_assistant(
     return Assistant(settings.answer, retriever, chats or Chats(settings, chat_model), runlog=settings.runlog_path)
 
 
-def open_draft_checker(settings: Settings, assistant: Assistant) -> DraftChecker:
-    """`rag check` and the UI's "Check a draft": the Assistant's support checker and retriever over the library as
-    it is now (its papers looked up by id, DOI, arXiv id and title)."""
+def open_draft_checker(settings: Settings, retriever: Retriever) -> DraftChecker:
+    """`rag check` and the UI's "Check a draft": the verify stage's checker and the retriever over the library as
+    it is now (its papers looked up by id, DOI, arXiv id and title). No Assistant: drafts need no chat model."""
     from rag.check.resolve import Library
     from rag.check.run import DraftChecker
 
-    library = Library(indexed_papers(settings, store=assistant.retriever.store))
-    return DraftChecker(assistant.checker, assistant.retriever, library, k=settings.retrieval.k,
-                        vectors=assistant.vectors)  # fmt: skip
+    library = Library(indexed_papers(settings, store=retriever.store))
+    return DraftChecker.over(retriever, library, settings.answer, k=settings.retrieval.k)
 
 
 def draft_second_opinion(settings: Settings, chats: ChatProvider, model: str | None = None) -> SecondOpinion:
     """`rag check --verify llm` and the UI's "Also ask the model": the configured OpenAI-compatible model judges the
-    sentences the offline check passed (rag.answer.llm_check, as `verify = "llm"` does for answers). ConfigError
+    sentences the offline check passed (rag.verify.second_opinion, as `verify = "llm"` does for answers). ConfigError
     when no endpoint is configured."""
-    from rag.answer.llm_check import llm_check
+    from rag.verify.second_opinion import llm_check
 
     if not chats.configured():
         raise ConfigError("no OpenAI-compatible endpoint is configured: set OPENAI_BASE_URL or RAG_PRESET")
     chat, prompts = chats.chat("openai", model), settings.answer.prompts_dir
-    return lambda sentences, hits: llm_check(chat, sentences, hits, prompts)
+    return lambda claims: llm_check(chat, claims, prompts)
 
 
 class Chats:

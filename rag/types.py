@@ -97,7 +97,7 @@ class Hit:
     page: int | None = None  # a full-text chunk's first page ...
     page_end: int | None = None  # ... and last page
     section: str | None = None  # a full-text chunk's section heading
-    roles: tuple[str, ...] = ()  # rag.roles role of each sentence of `text` (split_sentences); () = not known
+    roles: tuple[str, ...] = ()  # rag.corpus.roles role of each sentence of `text` (split_sentences); () = not known
 
 
 @dataclass(frozen=True)

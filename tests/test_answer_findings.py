@@ -11,8 +11,8 @@ import pytest
 from rag.answer.assistant import Assistant
 from rag.answer.question import analyse
 from rag.answer.sentence_scores import hit_roles
+from rag.corpus.roles import BACKGROUND, CONCLUSION, METHOD, RESULT
 from rag.factory import build_index, open_assistant
-from rag.roles import BACKGROUND, CONCLUSION, METHOD, RESULT
 from rag.settings import Settings
 from rag.text import split_sentences
 from rag.types import Hit, Paper

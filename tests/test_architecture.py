@@ -2,10 +2,13 @@
 
 - Each outside library is imported by its adapter only: chromadb, openai, onnxruntime/tokenizers in rag/adapters/,
   gradio in ui/app.py.
-- The pipeline stages import downstream only: corpus <- index <- retrieve <- answer; the ground floor (types,
-  errors, settings, ports, ...) imports no stage; no stage imports an adapter or the factory.
-- The export functions (rag/export/) import only the ground floor: the UI and the CLI call them alike.
-- No file in rag/ is much over 300 lines.
+- The pipeline stages import downstream only: corpus <- index <- retrieve <- verify <- answer; the ground floor
+  (types, errors, settings, ports, ...) is plumbing and imports no stage; no stage imports an adapter or the factory.
+- `rag check` (rag/check/) is the manuscript side: it may use verify and retrieve (and what they stand on), never
+  answer; the sentence check lives in rag/verify/ only.
+- The export functions (rag/export/) import only the ground floor and the label table (rag.verify.labels): the UI
+  and the CLI call them alike.
+- At most 12 modules sit loose in rag/ (besides __init__); no file in rag/ is much over 300 lines.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ LIBRARY_HOMES = {
     "llama_cpp": (),  # run as a subprocess (`python -m llama_cpp.server`), never imported
     "gradio": ("ui/app.py",),
     "gradio_client": (),
-    "wordfreq": ("rag/answer/word_rarity.py",),
+    "wordfreq": ("rag/verify/word_rarity.py",),
     "Stemmer": ("rag/index/bm25_terms.py",),  # PyStemmer: BM25's stemmer
     # corpus readers for their format (not adapters: a format, not a service behind a protocol)
     "rispy": ("rag/corpus/ris.py",),
@@ -35,9 +38,11 @@ LIBRARY_HOMES = {
     "ijson": (),  # JSON is streamed with the standard library's decoder (rag/corpus/json_stream.py)
     "fpdf": (),  # writes the tests' PDFs only
 }
-STAGES = ["rag.corpus", "rag.index", "rag.retrieve", "rag.answer"]  # each may import the ones before it
-GROUND = ["rag.types", "rag.errors", "rag.settings", "rag.ports", "rag.filters", "rag.text", "rag.redact",
-          "rag.runlog", "rag.progress", "rag.roles", "rag.safe_text", "rag.check_text"]  # fmt: skip
+STAGES = ["rag.corpus", "rag.index", "rag.retrieve", "rag.verify", "rag.answer"]  # each may import the ones before it
+GROUND = ["rag.types", "rag.errors", "rag.settings", "rag.setting_values", "rag.ports", "rag.filters", "rag.text",
+          "rag.redact", "rag.safe_text", "rag.prompts"]  # fmt: skip
+# every package of rag/ and the rule that places it: a stage, the ground floor, the edge, or a caller of stages
+CALLERS = ["rag.check", "rag.cli", "rag.export"]
 EDGE = ("rag.adapters", "rag.factory")
 
 
@@ -70,8 +75,33 @@ IMPORTS = {path: _imports(path) for path in SOURCES}
 
 def test_the_rules_see_every_package():
     modules = {_module(p) for p in SOURCES}
-    for package in [*STAGES, *GROUND, *EDGE, "rag.cli", "rag.export", "ui.app", "eval.runner"]:
+    for package in [*STAGES, *GROUND, *EDGE, *CALLERS, "ui.app", "eval.runner"]:
         assert any(_within(m, package) for m in modules), f"{package} is missing: update the rules"
+    placed = [*STAGES, *GROUND, *EDGE, *CALLERS, "rag"]
+    unplaced = sorted(m for m in modules if m.startswith("rag") and not any(_within(m, p) for p in placed))
+    assert unplaced == [], f"modules no rule places: {unplaced}"
+
+
+def test_at_most_12_modules_sit_loose_in_rag():
+    loose = sorted(p.name for p in (ROOT / "rag").glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= 12, loose
+
+
+def test_check_uses_verify_and_retrieve_never_answer():
+    problems = [f"{_module(path)} imports {name}" for path, names in IMPORTS.items()
+                if _within(_module(path), "rag.check") for name in names
+                if _within(name, "rag.answer") or any(_within(name, e) for e in EDGE)]  # fmt: skip
+    assert problems == []
+
+
+def test_the_sentence_check_has_one_home():
+    """The rules, names, numbers, attribution, second opinion and injection guard live in rag/verify/ only."""
+    homes = {m.rsplit(".", 1)[-1]: m for p in SOURCES if (m := _module(p)).startswith("rag.")}
+    for part in ("checker", "rules", "names", "number_words", "comparisons", "attribution", "second_opinion",
+                 "injection", "labels", "vocabulary"):  # fmt: skip
+        assert _within(homes[part], "rag.verify"), f"{part} lives in {homes[part]}"
+    check_words = ("claim_rules", "grounding", "llm_check", "check_text", "word_rarity")
+    assert [m for m in homes if m in check_words and not _within(homes[m], "rag.verify")] == []
 
 
 @pytest.mark.parametrize("library", sorted(LIBRARY_HOMES))
@@ -123,6 +153,7 @@ def test_export_functions_import_only_the_ground_floor():
         for name in names
         if name.startswith(("rag.", "ui", "eval", "gradio"))
         and not any(_within(name, g) for g in GROUND) and not _within(name, "rag.export")
+        and not _within(name, "rag.verify.labels")
     ]
     assert problems == []
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from rag.adapters.fakes import HashEmbedder
-from rag.answer.attribution import clauses_by_marker
-from rag.answer.grounding import SupportChecker
-from rag.answer.sentence_vectors import SentenceVectors
+from rag.answer.checked import judge_answer
+from rag.answer.citations import clauses_by_marker
 from rag.types import SUPPORTED, WRONG_PAPER, Hit, Paper
+from rag.verify.checker import SupportChecker
+from rag.verify.sentence_vectors import SentenceVectors
 
 LAKES = Paper("l", "Lake survey", "The survey counts 4,800 lakes in the Yukon basin.")
 BIRDS = Paper("b", "Bird census", "The census rings 310 swallows near Lund.")
@@ -24,8 +25,8 @@ def test_a_number_from_the_other_cited_paper_is_wrong_paper():
     right = "The survey counts 4,800 lakes in the Yukon basin [1], and the census rings 310 swallows near Lund [2]."
     swapped = "The survey counts 310 lakes in the Yukon basin [1], and the census rings 4,800 swallows near Lund [2]."
     named = "The survey counts lakes near Lund [1], and the census rings swallows in the Yukon basin [2]."
-    assert [c.label for c in checker.judge(right, HITS)] == [SUPPORTED]
+    assert [c.label for c in judge_answer(checker, right, HITS)] == [SUPPORTED]
     for sentence in (swapped, named):
-        (check,) = checker.judge(sentence, HITS)
+        (check,) = judge_answer(checker, sentence, HITS)
         assert check.label == WRONG_PAPER and "not in [1]" in (check.reason or ""), check
         assert check.supported_by == (2,) and check.evidence and check.evidence[0][0] == 2

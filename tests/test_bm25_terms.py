@@ -70,11 +70,12 @@ def _write_old_recipe_index(home: Path, monkeypatch: pytest.MonkeyPatch) -> None
     from rag.index.docstore import DocStore
     from rag.index.integrity import write_manifest
     from rag.index.records import lexical_text
+    from rag.verify.lexicon import tokenize
 
     docs = DocStore.load(home / "index" / "docs-papers")
     assert docs is not None
     with monkeypatch.context() as m:
-        m.setattr(lexical, "terms", lexical.tokenize)
+        m.setattr(lexical, "terms", tokenize)
         m.setattr(lexical, "K1", 1.5)
         m.setattr(lexical, "B", 0.75)
         builder = lexical.LexicalBuilder()

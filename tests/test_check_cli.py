@@ -63,7 +63,7 @@ def test_latex_draft_with_bibitems_and_markdown_output(library_cli: CLI):
         "title": "Improving Continual Learning Performance and Efficiency with Auxiliary Classifiers",
         "url": "https://proceedings.mlr.press/v267/szatkowski25a.html"}  # fmt: skip
     code, md, _ = library_cli("check", str(DATA / "draft.tex"), "--format", "markdown")
-    assert code == 1 and md.startswith("# Draft check:") and "**wrong paper**" in md
+    assert code == 1 and md.startswith("# Manuscript check:") and "**wrong paper**" in md
 
 
 def test_nothing_flagged_exits_0_and_an_uncited_sentence_is_not_a_flag(library_cli: CLI, tmp_path: Path):

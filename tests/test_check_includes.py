@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.check.draft import Draft
+from rag.check.draft import Manuscript
 from rag.check.includes import MAX_DEPTH, pasted_note, read_latex
 
 
@@ -20,12 +20,12 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root / "main.tex"
 
 
-def _draft(root: Path, files: dict[str, str]) -> Draft:
+def _draft(root: Path, files: dict[str, str]) -> Manuscript:
     main = _write(root, files)
     return read_latex(main.read_text(encoding="utf-8"), str(main))
 
 
-def _where(draft: Draft) -> list[tuple[str | None, int, str]]:
+def _where(draft: Manuscript) -> list[tuple[str | None, int, str]]:
     return [(s.file, s.line, s.text) for s in draft.sentences]
 
 

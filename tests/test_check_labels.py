@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
-from rag.check_text import flag_lines, flagged, symbol
 from rag.cli.ask import print_flags
 from rag.export import answer_markdown
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, WRONG_PAPER, Answer, Citation, Hit, Paper, SentenceCheck
+from rag.verify.labels import flag_lines, flagged, symbol
 from ui.message import View, render_message
 from ui.turns import Turn
 

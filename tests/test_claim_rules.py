@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from rag.adapters.fakes import HashEmbedder
-from rag.answer import claim_rules as rules
 from rag.answer.followup import offline_standalone, topic_of
-from rag.answer.grounding import SupportChecker
-from rag.answer.number_words import number_word_mismatch
 from rag.answer.question_parts import named_papers, question_parts
-from rag.answer.sentence_vectors import SentenceVectors
 from rag.types import Hit, Paper
+from rag.verify import rules
+from rag.verify.checker import SupportChecker
+from rag.verify.number_words import number_word_mismatch
+from rag.verify.sentence_vectors import SentenceVectors
 
 SOURCE = (
     "Millions of abandoned oil and gas wells are scattered across the world, leaching methane into the atmosphere "

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.claim_rules import missing_specific_terms, polarity_mismatch
-from rag.answer.comparisons import different_number, direction_mismatch
-from rag.answer.names import rounded_away
-from rag.answer.vocabulary import SourceVocabulary
+from rag.verify.comparisons import different_number, direction_mismatch
+from rag.verify.names import rounded_away
+from rag.verify.rules import missing_specific_terms, polarity_mismatch
+from rag.verify.vocabulary import SourceVocabulary
 
 
 def missing(claim: str, source: str) -> list[str]:
@@ -80,7 +80,7 @@ def test_negation_words_and_their_scope():
 
 
 def test_an_aim_or_an_open_question_states_no_result_to_oppose():
-    from rag.roles import states_no_finding
+    from rag.corpus.roles import states_no_finding
 
     assert states_no_finding("OBJECTIVE To determine whether folic acid reduces mortality in kidney disease.")
     assert states_no_finding("However, the role of FGF21 in the cardiovascular system remains elusive.")
@@ -89,9 +89,9 @@ def test_an_aim_or_an_open_question_states_no_result_to_oppose():
 
 def test_a_negated_claim_is_not_contradicted_by_an_aim():
     from rag.adapters.fakes import HashEmbedder
-    from rag.answer.grounding import SupportChecker
-    from rag.answer.sentence_vectors import SentenceVectors
     from rag.types import CONTRADICTED, Hit, Paper
+    from rag.verify.checker import SupportChecker
+    from rag.verify.sentence_vectors import SentenceVectors
 
     text = "To determine whether folic acid reduces mortality in chronic kidney disease."
     hit = Hit(Paper("p", "Folic acid in kidney disease", text), "p:0", text, 1.0, 1.0)
@@ -108,10 +108,10 @@ def test_a_negated_claim_is_not_contradicted_by_an_aim():
 
 def test_trust_names_above_lets_a_close_sentence_vouch_for_a_background_name():
     from rag.adapters.fakes import HashEmbedder
-    from rag.answer.grounding import SupportChecker
-    from rag.answer.sentence_vectors import SentenceVectors
     from rag.settings import load_settings
     from rag.types import NOT_FOUND, SUPPORTED, Hit, Paper
+    from rag.verify.checker import SupportChecker
+    from rag.verify.sentence_vectors import SentenceVectors
 
     text = "Loading cholesterol induces KLF4 expression in smooth muscle cells."
     hit = Hit(Paper("p", "KLF4", text), "p:0", text, 1.0, 1.0)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rag.adapters.fakes import HashEmbedder
-from rag.answer.comparisons import direction_mismatch, reversed_comparison, unit_mismatch
-from rag.answer.grounding import SupportChecker
-from rag.answer.sentence_vectors import SentenceVectors
 from rag.types import CONTRADICTED, Hit, Paper
+from rag.verify.checker import SupportChecker
+from rag.verify.comparisons import direction_mismatch, reversed_comparison, unit_mismatch
+from rag.verify.sentence_vectors import SentenceVectors
 
 SOURCE = ("The survey counts 4,800 lakes in the northern basin. Deeper lakes were more stable than shallow lakes. "
           "Warming increased algal growth in shallow lakes.")  # fmt: skip

@@ -10,8 +10,8 @@ from eval.plots import make_plots
 from eval.report_extra import scifact_section
 from eval.scifact_pairs import half, load_pairs, run_pairs, summarize_pairs
 from rag.adapters.fakes import HashEmbedder
-from rag.answer.grounding import SupportChecker
-from rag.answer.sentence_vectors import SentenceVectors
+from rag.verify.checker import SupportChecker
+from rag.verify.sentence_vectors import SentenceVectors
 
 DOCS = [
     {"id": "d1", "title": "Kinase study", "abstract": "Blocking kinase K7 lowered tumour growth in 40 mice."},

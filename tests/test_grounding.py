@@ -6,10 +6,11 @@ import pytest
 
 from rag.adapters.fakes import HashEmbedder
 from rag.answer.abstain import missing_focus, missing_key_terms
-from rag.answer.grounding import SupportChecker
+from rag.answer.checked import judge_answer
 from rag.answer.question import analyse, asked_clause, key_terms
-from rag.answer.sentence_vectors import SentenceVectors
 from rag.types import Hit, Paper
+from rag.verify.checker import SupportChecker
+from rag.verify.sentence_vectors import SentenceVectors
 
 WELLS = Hit(
     paper=Paper(id="p0", title="Alberta Wells Dataset", abstract="", authors=("Ann Lee",), year=2025),
@@ -62,10 +63,9 @@ def test_support_check_rejects_invented_numbers_and_accepts_paraphrase():
     assert not checker.supported("Penguins live in Antarctica and eat krill.", [WELLS])
     assert not checker.supported("Anything at all.", [])
     assert checker.supported("Alberta Wells Dataset is by Ann Lee.", [WELLS])  # metadata supports too
-    bad, checked = checker.unsupported(
-        "It has over 213,000 wells [1]. It was made on Mars [1]. No citation here.", [WELLS]
-    )
-    assert checked == 3 and bad == ["It was made on Mars [1].", "No citation here."]
+    checks = judge_answer(checker, "It has over 213,000 wells [1]. It was made on Mars [1]. No citation here.", [WELLS])
+    assert [c.sentence for c in checks if not c.supported] == ["It was made on Mars [1].", "No citation here."]
+    assert len(checks) == 3
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 from rag.index.bm25_terms import terms
-from rag.index.lexical import LexicalIndex, tokenize
+from rag.index.lexical import LexicalIndex
+from rag.verify.lexicon import tokenize
 
 
 def test_tokenize_folds_case_plurals_and_thousands_separators():

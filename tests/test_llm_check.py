@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from rag.adapters.fakes import ScriptedChatModel
-from rag.answer.llm_check import parse_verdicts
 from rag.factory import Chats, open_assistant
 from rag.settings import Settings
+from rag.verify.second_opinion import parse_verdicts
 
 WELLS = "How many wells are in the Alberta dataset?"
 ANSWER = (

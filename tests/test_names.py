@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from rag.adapters.fakes import HashEmbedder
-from rag.answer.claim_rules import missing_specific_terms
-from rag.answer.grounding import SupportChecker
-from rag.answer.names import abbreviations, links, quantities
-from rag.answer.sentence_vectors import SentenceVectors
-from rag.answer.vocabulary import SourceVocabulary
 from rag.types import Hit, Paper
+from rag.verify.checker import SupportChecker
+from rag.verify.names import abbreviations, links, quantities
+from rag.verify.rules import missing_specific_terms
+from rag.verify.sentence_vectors import SentenceVectors
+from rag.verify.vocabulary import SourceVocabulary
 
 SOURCE = (
     "Inhibiting MEK 1/2 lowered IL-6 release in CD4+ T cells exposed to H2O2, and HIV-1 replication fell. "

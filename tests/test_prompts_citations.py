@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from rag.answer.citations import REFUSAL, answer_sentences, clean_markers, parse_markers, strip_markers
-from rag.answer.prompts import load_prompt, prompt_id
 from rag.errors import ConfigError
+from rag.prompts import load_prompt, prompt_id
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 

@@ -16,12 +16,12 @@ import pytest
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.assistant import Assistant
 from rag.answer.citations import answer_sentences
-from rag.answer.injection import instruction_like, untrusted
-from rag.answer.prompts import load_prompt
 from rag.factory import build_index, make_embedder, open_assistant
 from rag.ports import Embedder, Message
+from rag.prompts import load_prompt
 from rag.settings import Settings, load_settings
 from rag.types import Answer, Hit, Paper
+from rag.verify.injection import instruction_like, untrusted
 from tests.fault_server import FaultServer
 from tests.reliability_helpers import ROOT, WELLS, run_rag
 

@@ -1,10 +1,10 @@
-"""Sentence roles (rag.roles): from a structured abstract's labels when it has them, else cues and position."""
+"""Sentence roles (rag.corpus.roles): from a structured abstract's labels when it has them, else cues and position."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.roles import BACKGROUND, CONCLUSION, METHOD, OBJECTIVE, RESULT, role_of_label, sentence_roles
+from rag.corpus.roles import BACKGROUND, CONCLUSION, METHOD, OBJECTIVE, RESULT, role_of_label, sentence_roles
 from rag.types import AbstractSection
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer.sources import whole_abstract
 from rag.corpus import read_papers
 from rag.corpus.abstract_sections import inline_sections
+from rag.corpus.roles import BACKGROUND, CONCLUSION, METHOD, OBJECTIVE, RESULT, decode_roles, encode_roles
 from rag.factory import build_index, open_retriever
 from rag.index.chunking import chunk_paper, chunk_roles
-from rag.roles import BACKGROUND, CONCLUSION, METHOD, OBJECTIVE, RESULT, decode_roles, encode_roles
+from rag.retrieve.whole_abstracts import whole_abstract
 from rag.settings import Settings
 from rag.types import AbstractSection, Paper
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from rag.cli.progress import ProgressBar
 from rag.corpus import iter_papers, read_papers
 from rag.errors import CorpusError
-from rag.progress import ProgressBar
 
 ABSTRACT = "We study the flux of a quantity in a region and report the error of the model. " * 3
 LONG = ABSTRACT * 8  # rows of ~2 KB: the file's size is its text, not its ids
@@ -109,7 +109,7 @@ def test_plain_progress_lines_when_stderr_is_not_a_terminal() -> None:
 
 
 def test_rag_index_prints_reading_progress_lines(rag_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rag.progress.PLAIN_EVERY_S", 0.0)  # a line at every update instead of every 10 s
+    monkeypatch.setattr("rag.cli.progress.PLAIN_EVERY_S", 0.0)  # a line at every update instead of every 10 s
     path = _csv(tmp_path / "c.csv", 600)
     code, out, err = rag_cli("index", str(path), "--where", "id=p7")  # one paper to embed: the test stays fast
     assert code == 0, err

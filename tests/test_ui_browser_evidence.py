@@ -173,7 +173,7 @@ def test_issue21_each_sentence_shows_its_own_label_seen_and_spoken(
     same words and another citation) by its own symbol and colour, and named in words for screen readers."""
     from playwright.sync_api import expect
 
-    from rag.check_text import meaning
+    from rag.verify.labels import meaning
 
     mobile = {"is_mobile": True, "has_touch": True} if viewport is PHONE else {}
     p, ctx = open_page(browser, browser_ui, viewport, **mobile)

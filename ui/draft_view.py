@@ -27,11 +27,12 @@ from typing import Any
 from rag.check.draft import parse_draft
 from rag.check.includes import pasted_note
 from rag.check.render import located, shown_key, summary_line
-from rag.check.report import MARKS, MEANINGS, CheckReport, PaperRef, SentenceResult
+from rag.check.report import CheckReport, PaperRef, SentenceResult
 from rag.errors import ConfigError, RagError
 from rag.factory import draft_second_opinion, open_draft_checker
 from rag.settings import Settings
 from rag.types import WRONG_PAPER
+from rag.verify.labels import MEANINGS, SYMBOLS
 from ui.html import esc, ext_link
 
 MAX_DRAFT_BYTES = 2_000_000
@@ -68,7 +69,7 @@ class DraftChecks:
         stamp = str(getattr(assistant.retriever.lexical, "fingerprint", "") or "")
         with self._lock:
             if self._checker is None or self._stamp != stamp or self._checker.retriever is not assistant.retriever:
-                self._checker, self._stamp = open_draft_checker(self.settings, assistant), stamp
+                self._checker, self._stamp = open_draft_checker(self.settings, assistant.retriever), stamp
             return self._checker
 
     def check(self, text: str | None, upload: str | None, ask_model: bool | None = False,
@@ -135,7 +136,7 @@ def render_message(message: str) -> str:
 
 
 def render_empty() -> str:
-    legend = "".join(f'<li><span class="dc-badge dc-{_slug(k)}">{esc(MARKS[k])} {esc(k)}</span> {esc(v)}</li>'
+    legend = "".join(f'<li><span class="dc-badge dc-{_slug(k)}">{esc(SYMBOLS[k])} {esc(k)}</span> {esc(v)}</li>'
                      for k, v in MEANINGS.items())  # fmt: skip
     return ('<div class="draft-check"><p class="dc-message">Paste a draft or upload a .md or .tex file: each '
             "sentence is checked against the papers it cites ([@key], \\cite{key} or [1] with a reference list)."
@@ -151,7 +152,7 @@ def _paper(p: PaperRef | None) -> str:
 
 def _item(s: SentenceResult) -> str:
     slug = _slug(s.label)
-    parts = [f'<div class="dc-head"><span class="dc-badge dc-{slug}">{esc(MARKS[s.label])} {esc(s.label)}</span>'
+    parts = [f'<div class="dc-head"><span class="dc-badge dc-{slug}">{esc(SYMBOLS[s.label])} {esc(s.label)}</span>'
              f'<span class="dc-line">{esc(located(s))}</span></div>', f'<p class="dc-text">{esc(s.text)}</p>']
     for c in s.cites:
         where = _paper(c.paper) + f' <span class="dc-how">by {esc(c.matched_by)}</span>' if c.paper else \

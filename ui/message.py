@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from rag.answer.citations import strip_markers
 from rag.answer.followup import adds_words
-from rag.check_text import flag_lines, flagged, meaning, symbol
 from rag.export import answer_markdown
 from rag.types import Answer
+from rag.verify.labels import flag_lines, flagged, meaning, symbol
 from ui.cards import UNSUPPORTED_ONLY, relevance, where
 from ui.evidence import cited_numbers, tip_sentence, unsupported_only
 from ui.html import esc, paper_links, paper_meta, txt

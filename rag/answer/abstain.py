@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.answer.grounding import source_text
 from rag.answer.question import Question
 from rag.answer.term_match import Haystack
-from rag.index.lexical import STOPWORDS, tokenize
 from rag.types import Hit
+from rag.verify.checker import source_text
+from rag.verify.lexicon import STOPWORDS, tokenize
 
 
 def missing_key_terms(question: Question, hits: Sequence[Hit]) -> list[str]:

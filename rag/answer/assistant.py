@@ -1,6 +1,6 @@
 """The RAG step: route -> retrieve -> abstain -> draft -> verify.
 
-Whatever the backend, the draft is checked the same way (rag.answer.verify): unknown markers are removed, each
+Whatever the backend, the draft is checked the same way (rag.answer.checked): unknown markers are removed, each
 sentence is checked against the sources it cites, and an LLM answer with no supported sentence is replaced by
 the extractive one. An LLM endpoint that fails before its first word also falls back to the extractive answer.
 """
@@ -15,24 +15,24 @@ from pathlib import Path
 
 from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
+from rag.answer.checked import Checked, SecondOpinion, check
 from rag.answer.citations import REFUSAL, citations_for, parse_markers
 from rag.answer.deadline import BoundedChat, Deadline
 from rag.answer.extractive import ExtractiveBackend, Floors
 from rag.answer.followup import condense
-from rag.answer.grounding import SupportChecker
 from rag.answer.llm_backend import LLMBackend
-from rag.answer.llm_check import llm_check
 from rag.answer.question import Question, analyse
-from rag.answer.sentence_vectors import SentenceVectors
-from rag.answer.sources import whole_abstracts
-from rag.answer.verify import Checked, SecondOpinion, check
+from rag.answer.runlog import append as log_answer
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
 from rag.ports import Message
 from rag.retrieve.retriever import Retriever
-from rag.runlog import append as log_answer
+from rag.retrieve.whole_abstracts import whole_abstracts
 from rag.settings import DEFAULT_MIN_RELEVANCE, AnswerSettings
 from rag.types import Answer, AnswerEvent, DeltaEvent, Event, Hit, SourcesEvent, Usage
+from rag.verify.checker import checker_for
+from rag.verify.second_opinion import llm_check
+from rag.verify.sentence_vectors import SentenceVectors
 
 # controls, and lone surrogates (what undecodable bytes in argv become): the embedder's tokenizer rejects them
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
@@ -80,8 +80,7 @@ class Assistant:
         self.chats = chats
         self.runlog = runlog
         self.vectors = SentenceVectors(retriever.embedder)
-        self.checker = SupportChecker(self.vectors, settings.support_threshold,
-                                      terms_below=settings.trust_names_above)  # fmt: skip
+        self.checker = checker_for(settings, self.vectors)
         self.extractive = ExtractiveBackend(self.vectors, self.floors)
 
     def close(self) -> None:
@@ -234,7 +233,7 @@ class Assistant:
                 return None
             chat = BoundedChat(self.chats.chat("openai", None), route.deadline)
         judge = chat
-        return lambda sentences, hits: llm_check(judge, sentences, hits, self.settings.prompts_dir)
+        return lambda claims: llm_check(judge, claims, self.settings.prompts_dir)
 
     def _answer(self, route: Route, draft: Draft, checked: Checked, hits: Sequence[Hit]) -> Answer:
         usage = Usage(

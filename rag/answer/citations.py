@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.text import pages_label, split_sentences
+from rag.text import split_sentences
 from rag.types import Citation, Hit
 
 REFUSAL = "The indexed papers do not answer this question."
@@ -102,23 +102,18 @@ def citations_for(numbers: Sequence[int], hits: Sequence[Hit]) -> tuple[Citation
     return tuple(out)
 
 
-def format_sources(hits: Sequence[Hit]) -> str:
-    """The numbered source list shown to the model."""
-    blocks = []
-    for n, h in enumerate(hits, 1):
-        p = h.paper
-        meta = ", ".join(
-            x
-            for x in (
-                "; ".join(p.authors[:6]) + (" et al." if len(p.authors) > 6 else ""),
-                p.venue or "",
-                str(p.year or ""),
-            )
-            if x
-        )
-        links = " ".join(x for x in (p.url or "", f"code: {p.code_url}" if p.code_url else "") if x)
-        where = pages_label(h.page, h.page_end)
-        where = f", {where}" + (f", section {h.section}" if h.section else "") if where else ""
-        header = f"[{n}] {p.title}" + (f" ({meta})" if meta else "") + where + (f"\n{links}" if links else "")
-        blocks.append(f"{header}\n{h.text}")
-    return "\n\n".join(blocks)
+_MARKER_RUN = re.compile(r"(?:\s*\[(?:sources?\s*)?\d+(?:\s*[,;\u2013-]\s*\d+)*\])+", re.I)
+
+
+def clauses_by_marker(sentence: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The sentence cut after each run of markers: (text, the source numbers its markers give). Text after the
+    last run belongs to the last clause. One run: one clause. (The verify stage's attribution reads these.)"""
+    out: list[tuple[str, tuple[int, ...]]] = []
+    pos = 0
+    for m in _MARKER_RUN.finditer(sentence):
+        out.append((sentence[pos : m.start()], tuple(parse_markers(m.group()))))
+        pos = m.end()
+    if out and sentence[pos:].strip(" .;:!?"):
+        text, numbers = out[-1]
+        out[-1] = (text + sentence[pos:], numbers)
+    return out

@@ -24,10 +24,10 @@ from rag.answer.paper_lines import relevance
 from rag.answer.question import Question, part_question
 from rag.answer.question_parts import identified_paper, named_papers, side_paper
 from rag.answer.sentence_scores import Scored, score_sentences
-from rag.answer.sentence_vectors import SentenceVectors
+from rag.corpus.roles import CONCLUSION, OBJECTIVE
 from rag.ports import ChatModel
-from rag.roles import CONCLUSION, OBJECTIVE
 from rag.types import Hit
+from rag.verify.sentence_vectors import SentenceVectors
 
 MIN_SCORE = 0.35  # below this the best sentence does not answer: refuse
 KEEP_WITHIN = 0.85  # a further sentence joins the answer when it scores at least this share of the best one

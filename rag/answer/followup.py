@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.answer.prompts import load_prompt
 from rag.errors import LLMError
 from rag.ports import ChatModel, Message, complete
+from rag.prompts import load_prompt
 from rag.types import Usage
 
 _FOLLOWUP = re.compile(

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 
 from rag.answer.backends import Draft, DraftStream
-from rag.answer.citations import REFUSAL, format_sources
-from rag.answer.prompts import load_prompt, prompt_id
+from rag.answer.citations import REFUSAL
 from rag.answer.question import Question
 from rag.errors import StreamInterrupted
 from rag.ports import ChatModel, Message
+from rag.prompts import format_sources, load_prompt, prompt_id
 from rag.settings import AnswerSettings
 from rag.types import Hit
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.abstain import ATTRIBUTE_NOUNS, focus_phrases, noun_runs
-from rag.answer.grounding import source_text
 from rag.answer.question import Question
 from rag.answer.question_parts import identified_paper, named_papers
 from rag.answer.term_match import Haystack
 from rag.types import Hit
+from rag.verify.checker import source_text
 
 # what numbers answer without naming it ("which model sizes" -> "1B and 3B parameter models")
 NUMERIC = frozenset("size sizes count counts number numbers dimension dimensions amount amounts".split())

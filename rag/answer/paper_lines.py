@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.citations import REFUSAL
-from rag.answer.injection import untrusted
 from rag.answer.sentence_scores import Scored, is_contribution
 from rag.types import Hit
+from rag.verify.injection import untrusted
 
 SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the best one
 LIST_SCORE_WITHIN = 0.7  # a list names the papers whose best sentence scores at least this share of the best one's ...

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from rag.answer.metadata import metadata_intent
 from rag.answer.question_parts import compared, question_parts
-from rag.index.lexical import tokenize
+from rag.verify.lexicon import tokenize
 
 SUMMARY_REQUEST = re.compile(
     r"\b(summari[sz]e|summary|overview|survey|literature review|review the|what (work|research) (is there|exists))\b",

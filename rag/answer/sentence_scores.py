@@ -1,7 +1,7 @@
 """Every quotable sentence of the retrieved sources, scored for how well it answers the question.
 
 score(sentence) = cosine(question, sentence) + OVERLAP_WEIGHT * share of the question's words it contains
-                + PAPER_PRIOR * the paper's own relevance + a role weight (rag.roles): a result or conclusion is
+                + PAPER_PRIOR * the paper's own relevance + a role weight (rag.corpus.roles): a result or conclusion is
                   what answers a question; an aim or background sentence only restates it, unless the question
                   asks for the aim
 A sentence that is itself a question ("One question is whether ...?") is never quoted.
@@ -13,13 +13,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.injection import untrusted
 from rag.answer.question import Question
-from rag.answer.sentence_vectors import SentenceVectors
-from rag.index.lexical import tokenize
-from rag.roles import BACKGROUND, CONCLUSION, FINDINGS, METHOD, OBJECTIVE, RESULT, sentence_roles
+from rag.corpus.roles import BACKGROUND, CONCLUSION, FINDINGS, METHOD, OBJECTIVE, RESULT, sentence_roles
 from rag.text import split_sentences
 from rag.types import Hit
+from rag.verify.injection import untrusted
+from rag.verify.lexicon import tokenize
+from rag.verify.sentence_vectors import SentenceVectors
 
 # -- weights, in one place (tuned on the dev splits only) -------------------------------------------------------------
 OVERLAP_WEIGHT = 0.3  # word overlap catches exact terms the embedding blurs

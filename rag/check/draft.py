@@ -1,6 +1,6 @@
 """A researcher's draft (Markdown or LaTeX) -> its sentences, each with the citation keys it carries and its line.
 
-    parse_draft(text, name) -> Draft(format, sentences, references, bibliography_files)
+    parse_draft(text, name) -> Manuscript(format, sentences, references, bibliography_files)
 
 The format comes from the file name (.tex/.latex/.ltx, .md/.markdown/.txt...) or, without one, from the content.
 Citations are found first (rag.check.citations), the markup is stripped (rag.check.latex, rag.check.markdown), the
@@ -41,7 +41,7 @@ class DraftSentence:
 
 
 @dataclass(frozen=True)
-class Draft:
+class Manuscript:
     format: str  # "markdown" | "latex"
     sentences: tuple[DraftSentence, ...]
     references: dict[str, str]  # the draft's reference list: number or \bibitem key -> entry text
@@ -109,7 +109,7 @@ def _bibliography_files(text: str, fmt: str) -> tuple[str, ...]:
     return (m.group(1).strip().strip("'\"[]"),) if m else ()
 
 
-def parse_draft(text: str, name: str | None = None, fmt: str | None = None) -> Draft:
+def parse_draft(text: str, name: str | None = None, fmt: str | None = None) -> Manuscript:
     text = clean_private(text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff"))
     fmt = fmt or detect_format(text, name)
     body, references = strip_latex(text) if fmt == "latex" else strip_markdown(text)
@@ -122,7 +122,7 @@ def parse_draft(text: str, name: str | None = None, fmt: str | None = None) -> D
             break
         line += body.count("\n", pos, m.end())
         pos = m.end()
-    return Draft(fmt, tuple(sentences), references, _bibliography_files(text, fmt))
+    return Manuscript(fmt, tuple(sentences), references, _bibliography_files(text, fmt))
 
 
-__all__ = ["Draft", "DraftSentence", "KEY_SEP", "detect_format", "parse_draft"]
+__all__ = ["Manuscript", "DraftSentence", "KEY_SEP", "detect_format", "parse_draft"]

@@ -1,7 +1,7 @@
 """A LaTeX draft on disk with the files it pulls in (\\input{...}, \\include{...}, \\subfile{...}) read in their
 place, as LaTeX reads them, and each sentence put back at the file and line it came from.
 
-    read_latex(text, name) -> Draft   (each DraftSentence.file: None for the main draft, else the included file)
+    read_latex(text, name) -> Manuscript   (each DraftSentence.file: None for the main draft, else the included file)
     pasted_note(text) -> str | None   (a pasted or uploaded draft has no folder: its inputs cannot be followed)
 
 A name is looked for in the main draft's folder (where LaTeX runs), then in the including file's folder; ".tex" is
@@ -9,7 +9,7 @@ tried first unless the name ends with it (\\input{sections/intro} reads sections
 commands, and those inside comment or verbatim environments, are not followed. Nothing outside the main draft's
 folder tree is read: "..", an absolute path or a symbolic link leading out of it is refused. What is not read (not
 found, not UTF-8, a cycle, deeper than MAX_DEPTH, outside the folder, left out by \\includeonly) is a note in the
-report (Draft.notes), never an abort. A \\subfile contributes its document body only.
+report (Manuscript.notes), never an abort. A \\subfile contributes its document body only.
 
 Files are named as the main draft is on the command line: `rag check paper/main.tex` names paper/sections/intro.tex.
 """
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rag.check.draft import Draft, parse_draft
+from rag.check.draft import Manuscript, parse_draft
 
 MAX_DEPTH = 10  # \input inside \input ...: deeper than this is not read
 MAX_BYTES = 5_000_000  # the draft with everything it includes
@@ -160,7 +160,7 @@ def _includeonly(text: str) -> set[str] | None:
     return None if m is None else {n.strip() for n in m.group(1).split(",") if n.strip()}
 
 
-def read_latex(text: str, name: str) -> Draft:
+def read_latex(text: str, name: str) -> Manuscript:
     """The LaTeX draft at `name` (its text already read) with every file it includes, parsed into sentences."""
     text = _normal(text)
     main = Path(name)

@@ -3,9 +3,10 @@ characters) and as Markdown (every draft, title and evidence text escaped with m
 
 from __future__ import annotations
 
-from rag.check.report import LABELS, MARKS, MEANINGS, CheckReport, PaperRef, SentenceResult
+from rag.check.report import LABELS, CheckReport, PaperRef, SentenceResult
 from rag.safe_text import md_escape, md_link
 from rag.types import UNCITED, WRONG_PAPER
+from rag.verify.labels import MEANINGS, SYMBOLS
 
 WIDTH = 14  # the label column
 
@@ -56,7 +57,7 @@ def text_report(report: CheckReport) -> str:
     lines = [f"{report.file} ({report.format}): {_sentences(len(report.sentences))} checked against "
              f"{report.library_papers} papers in '{report.collection}' ({' + '.join(report.checks)})", ""]  # fmt: skip
     for s in report.sentences:
-        lines.append(f"{s.n:>3} {MARKS[s.label]} {s.label:<{WIDTH}} {located(s)}: {s.text}")
+        lines.append(f"{s.n:>3} {SYMBOLS[s.label]} {s.label:<{WIDTH}} {located(s)}: {s.text}")
         pad = " " * 6
         for c in s.cites:
             where = f"{_paper(c.paper)}, by {c.matched_by}" if c.paper else "not in the library"
@@ -90,7 +91,7 @@ def _md_paper(p: PaperRef) -> str:
 
 
 def markdown_report(report: CheckReport) -> str:
-    out = [f"# Draft check: {md_escape(report.file)}", "",
+    out = [f"# Manuscript check: {md_escape(report.file)}", "",
            f"{_sentences(len(report.sentences))} ({report.format}) checked against {report.library_papers} papers in "
            f"{_code(report.collection)} ({' + '.join(report.checks)}). **{report.flagged} flagged.**", "",
            f"Summary: {md_escape(summary_line(report))}.", ""]  # fmt: skip
@@ -98,7 +99,7 @@ def markdown_report(report: CheckReport) -> str:
     if unknown:
         out += ["Not in the library: " + ", ".join(f"{_code(shown_key(k))}" for k in unknown) + ".", ""]
     for s in report.sentences:
-        out.append(f"{s.n}. {MARKS[s.label]} **{s.label}** ({md_escape(located(s))}): {md_escape(s.text)}")
+        out.append(f"{s.n}. {SYMBOLS[s.label]} **{s.label}** ({md_escape(located(s))}): {md_escape(s.text)}")
         for c in s.cites:
             where = f"{_md_paper(c.paper)}, by {md_escape(c.matched_by or '')}" if c.paper else "not in the library"
             out.append(f"    - cites {_code(shown_key(c.key))}: {where}")
@@ -112,6 +113,6 @@ def markdown_report(report: CheckReport) -> str:
             out.append(f"    - {kind}: " + "; ".join(_md_paper(p) for p in s.supported_by))
         if s.llm:
             out.append(f"    - LLM check: {s.llm}")
-    out += ["", "Labels: " + "; ".join(f"{MARKS[k]} {k}: {md_escape(v)}" for k, v in MEANINGS.items()) + "."]
+    out += ["", "Labels: " + "; ".join(f"{SYMBOLS[k]} {k}: {md_escape(v)}" for k, v in MEANINGS.items()) + "."]
     out += [f"> note: {md_escape(n)}" for n in report.notes]
     return "\n".join(out) + "\n"

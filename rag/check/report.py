@@ -8,21 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.safe_text import safe_url
-from rag.types import CHECK_LABELS, CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Paper
+from rag.types import CHECK_LABELS, CONTRADICTED, NOT_FOUND, UNCITED, WRONG_PAPER, Paper
+from rag.verify.labels import NOT_IN_LIBRARY
 
 SCHEMA = "rag-check/1"
-NOT_IN_LIBRARY = "not in library"  # the sentence cites only keys the library does not hold: nothing to check against
 LABELS = (*CHECK_LABELS, NOT_IN_LIBRARY)
 FLAGGED = frozenset({NOT_FOUND, CONTRADICTED, WRONG_PAPER, NOT_IN_LIBRARY})  # what makes `rag check` exit 1
-MARKS = {SUPPORTED: "✓", NOT_FOUND: "?", CONTRADICTED: "✗", WRONG_PAPER: "⇄", UNCITED: "–", NOT_IN_LIBRARY: "∅"}
-MEANINGS = {
-    SUPPORTED: "a sentence of the cited paper says it",
-    NOT_FOUND: "the cited paper does not confirm it (a term or number is not in it, or nothing it says is close)",
-    CONTRADICTED: "a sentence of the cited paper says otherwise",
-    WRONG_PAPER: "the cited paper does not say it; another paper of the library does",
-    UNCITED: "cites nothing; a library paper that supports it is suggested when there is one",
-    NOT_IN_LIBRARY: "cites only papers the library does not hold, so nothing could be checked",
-}
 
 
 @dataclass(frozen=True)

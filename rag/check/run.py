@@ -1,16 +1,16 @@
 """A parsed draft -> a CheckReport: each sentence checked against the library papers it cites, the way an answer's
-sentences are (rag.answer.grounding.SupportChecker, one seam for answers and drafts).
+sentences are (rag.verify.checker.SupportChecker, one seam for answers and drafts).
 
-Per sentence: the library is searched with the sentence (the Retriever the Assistant uses). A sentence that cites
-library papers gets `verdict_among(claim, cited, retrieved)`: supported, not found, contradicted, or wrong paper
-(another retrieved paper says it). A supported sentence citing several papers in several places is then checked
-clause by clause, as an answer is (rag.answer.attribution): "Dual-Arch is 87% more compact [@b], while PaperBench
-has 8,316 tasks [@a]" is wrong paper when 87% is only in a, whose citation closes the other clause. A sentence
-that cites nothing is `uncited`, and (unless it speaks of the draft's own work: "We propose ...", "Our results
-...", "In this paper ...") each retrieved paper that supports it on its own is suggested. A sentence whose every
-key is unknown is `not in library`, with suggestions too. With a second opinion (the LLM check of
-rag.answer.llm_check), sentences the offline check passed are sent in batches; one the LLM rejects becomes `not
-found` (it only ever adds flags, as for answers).
+Per sentence: the library is searched with the sentence. A sentence that cites library papers is cut at its
+citation groups into clauses and handed to the verify stage's one entry point, `SupportChecker.check(claim, cited,
+retrieved, clauses, names)`: supported, not found, contradicted, or wrong paper (another retrieved paper says it,
+or, clause by clause as for answers, another paper the sentence cites): "Dual-Arch is 87% more compact [@b],
+while PaperBench has 8,316 tasks [@a]" is wrong paper when 87% is only in a, whose citation closes the other
+clause. A sentence that cites nothing is `uncited`, and (unless it speaks of the draft's own work: "We propose
+...", "Our results ...", "In this paper ...") each retrieved paper that supports it on its own is suggested. A
+sentence whose every key is unknown is `not in library`, with suggestions too. With a second opinion (the LLM check of
+rag.verify.second_opinion, which batches for answers and drafts alike), sentences the offline check passed are
+judged by the model; one it rejects becomes `not found` (it only ever adds flags, as for answers).
 """
 
 from __future__ import annotations
@@ -20,25 +20,22 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from rag.answer.attribution import misattributed
-from rag.answer.grounding import SupportChecker, Verdict, number_evidence
-from rag.answer.injection import untrusted
-from rag.answer.llm_check import LLMVerdicts
-from rag.answer.sentence_vectors import SentenceVectors
-from rag.answer.sources import whole_abstracts
-from rag.check.draft import Draft, DraftSentence
+from rag.check.draft import DraftSentence, Manuscript
 from rag.check.render import shown_key
-from rag.check.report import NOT_IN_LIBRARY, CheckReport, Cite, PaperRef, SentenceResult
+from rag.check.report import CheckReport, Cite, PaperRef, SentenceResult
 from rag.check.resolve import Library
 from rag.errors import QuestionError
 from rag.retrieve.retriever import Retriever
+from rag.retrieve.whole_abstracts import whole_abstracts
 from rag.safe_text import neutralise_markdown
-from rag.text import split_sentences
+from rag.settings import AnswerSettings
 from rag.types import NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, Paper
+from rag.verify.checker import Clause, SupportChecker, Verdict, checker_for
+from rag.verify.labels import NOT_IN_LIBRARY
+from rag.verify.second_opinion import SecondOpinion
+from rag.verify.sentence_vectors import SentenceVectors
 
-SecondOpinion = Callable[[Sequence[str], Sequence[Hit]], LLMVerdicts]
 Progress = Callable[[int, int], None]
-LLM_BATCH = 6  # sentences per LLM call: a prompt holds their cited abstracts
 SUGGEST_FROM = 3  # an uncited sentence: how many of the best retrieved papers are tried as a suggested citation
 # a sentence about the draft's own work ("In this paper we propose ...", "Our experiments show ..."): no library
 # paper can back it, and a general one ("a new method for continual learning") finds a paper that seems to
@@ -71,6 +68,12 @@ class DraftChecker:
         self.k = k
         self.vectors = vectors
 
+    @classmethod
+    def over(cls, retriever: Retriever, library: Library, settings: AnswerSettings, *, k: int = 5) -> DraftChecker:
+        """The checker the settings ask for (rag.verify.checker.checker_for), over `retriever`'s library."""
+        vectors = SentenceVectors(retriever.embedder)
+        return cls(checker_for(settings, vectors), retriever, library, k=k, vectors=vectors)
+
     def retrieved(self, claim: str) -> list[Hit]:
         """The library's best papers for the sentence, each widened to its whole abstract."""
         try:
@@ -96,46 +99,22 @@ class DraftChecker:
             reason = _unknown_reason(sentence.keys, references) if sentence.keys else "cites nothing"
             return self._suggest(replace(base, label=label, reason=reason), sentence.claim, hits)
         cited = [self._source(p, hits) for p in papers]
-        verdict = self.checker.verdict_among(sentence.claim, cited, hits)
-        if verdict.supported and len(cited) > 1:
-            clause = self._per_clause(base, sentence, {r.key: r.paper.id for r in resolved if r.paper}, cited)
-            if clause is not None:
-                return clause
+        number = {r.key: next(n for n, p in enumerate(papers, 1) if p.id == r.paper.id)
+                  for r in resolved if r.paper is not None}  # fmt: skip
+        names = [shown_key(next(k for k in sentence.keys if number.get(k) == n)) for n in range(1, len(papers) + 1)]
+        verdict = self.checker.check(sentence.claim, cited, hits, clauses(sentence, number), names)
         return self._with_verdict(base, verdict, cited, hits)
-
-    def _per_clause(self, base: SentenceResult, sentence: DraftSentence, papers: Mapping[str, str],
-                    cited: Sequence[Hit]) -> SentenceResult | None:  # fmt: skip
-        """Wrong paper when a number or name of a clause is only in a paper another clause cites: the draft's
-        citation groups become the answer path's [n] markers (n: the paper's place in `cited`), and the answer
-        path's attribution check (rag.answer.attribution.misattributed) judges it. `papers`: key -> paper id."""
-        number = {key: next(n for n, h in enumerate(cited, 1) if h.paper.id == pid) for key, pid in papers.items()}
-        keys = set(sentence.keys)
-
-        def markers(m: re.Match[str]) -> str:
-            group = [k.strip() for k in m.group(1).split(";")]
-            if not all(k in keys for k in group):
-                return m.group(0)  # brackets of the sentence itself, not a citation
-            return "".join(f"[{n}]" for n in dict.fromkeys(number[k] for k in group if k in number))
-
-        marked = _GROUP.sub(markers, sentence.text)
-        sources = {n: h for n, h in enumerate(cited, 1) if not untrusted(h)}
-        found = misattributed(marked, sources, {n: number_evidence(h) for n, h in sources.items()})
-        if found is None:
-            return None
-        term, own, where = found
-        key = {n: next(k for k in sentence.keys if number.get(k) == n) for n in (own, where)}
-        quote = next((s for s in split_sentences(number_evidence(sources[where]).replace("\n", ". ")) if term in s),
-                     None)  # fmt: skip
-        paper = PaperRef.of(sources[where].paper)
-        return replace(base, label=WRONG_PAPER, evidence=quote, evidence_paper=paper if quote else None,
-                       supported_by=(paper,), reason=f"{term!r} is in {shown_key(key[where])}, not in "
-                       f"{shown_key(key[own])} which its clause cites")  # fmt: skip
 
     def _source(self, paper: Paper, hits: Sequence[Hit]) -> Hit:
         return next((h for h in hits if h.paper.id == paper.id and h.page is None), None) or paper_hit(paper)
 
     def _with_verdict(self, base: SentenceResult, v: Verdict, cited: Sequence[Hit], hits: Sequence[Hit]
                       ) -> SentenceResult:  # fmt: skip
+        if v.cited_instead is not None:  # a clause's number or name is in a paper another clause cites
+            paper = PaperRef.of(cited[v.cited_instead].paper)
+            quote = v.evidence[0][1] if v.evidence else None
+            return replace(base, label=v.label, reason=v.reason, evidence=quote,
+                           evidence_paper=paper if quote else None, supported_by=(paper,))  # fmt: skip
         if v.label == WRONG_PAPER:
             backing = [PaperRef.of(hits[j].paper) for j in v.supported_by]
             text = v.evidence[0][1] if v.evidence else None
@@ -156,7 +135,7 @@ class DraftChecker:
         return replace(result, supported_by=tuple(PaperRef.of(h.paper) for h, _ in backing), evidence=evidence,
                        evidence_paper=PaperRef.of(first.paper))  # fmt: skip
 
-    def check(self, draft: Draft, *, name: str, collection: str, references: Mapping[str, str] | None = None,
+    def check(self, draft: Manuscript, *, name: str, collection: str, references: Mapping[str, str] | None = None,
               progress: Progress | None = None, second_opinion: SecondOpinion | None = None,
               bibliography: Sequence[str] = ()) -> CheckReport:  # fmt: skip
         """Every sentence of the draft checked; `references`: more reference entries (the draft's .bib), the
@@ -179,33 +158,55 @@ class DraftChecker:
         return CheckReport(name, draft.format, tuple(results), len(self.library), collection, checks, tuple(notes),
                            time.perf_counter() - started, tuple(bibliography))  # fmt: skip
 
-    def _second_opinion(self, results: list[SentenceResult], draft: Draft, refs: Mapping[str, str],
+    def _second_opinion(self, results: list[SentenceResult], draft: Manuscript, refs: Mapping[str, str],
                         judge: SecondOpinion) -> tuple[list[SentenceResult], str | None]:  # fmt: skip
         passed = [i for i, r in enumerate(results) if r.label == SUPPORTED]
+        papers = self.library.by_id
+        claims = [(draft.sentences[i].claim, [paper_hit(papers[c.paper.id]) for c in results[i].cites
+                   if c.paper is not None and c.paper.id in papers]) for i in passed]  # fmt: skip
+        verdicts = judge(claims)
+        if verdicts.error:
+            return results, f"{verdicts.error}; sentences were checked offline only"
         out = list(results)
-        for start in range(0, len(passed), LLM_BATCH):
-            batch = passed[start : start + LLM_BATCH]
-            hits: list[Hit] = []
-            claims: list[str] = []
-            for i in batch:
-                numbers = []
-                for c in results[i].cites:
-                    paper = self.library.by_id.get(c.paper.id) if c.paper else None
-                    if paper is None:
-                        continue
-                    if all(h.paper.id != paper.id for h in hits):
-                        hits.append(paper_hit(paper))
-                    numbers.append(next(n for n, h in enumerate(hits, 1) if h.paper.id == paper.id))
-                claims.append(draft.sentences[i].claim + " " + "".join(f"[{n}]" for n in dict.fromkeys(numbers)))
-            verdicts = judge(claims, hits)
-            if verdicts.error:
-                return results, f"{verdicts.error}; sentences were checked offline only"
-            for j, i in enumerate(batch):
-                rejected = j in verdicts.rejected
-                out[i] = replace(out[i], checks=("offline", "llm"), llm="unsupported" if rejected else "supported",
-                                 label=NOT_FOUND if rejected else out[i].label,
-                                 reason="the LLM check found it unsupported" if rejected else out[i].reason)
+        for j, i in enumerate(passed):
+            rejected = j in verdicts.rejected
+            out[i] = replace(out[i], checks=("offline", "llm"), llm="unsupported" if rejected else "supported",
+                             label=NOT_FOUND if rejected else out[i].label,
+                             reason="the LLM check found it unsupported" if rejected else out[i].reason)
         return out, None
+
+
+def clauses(sentence: DraftSentence, number: Mapping[str, int]) -> list[Clause]:
+    """The sentence cut after each run of its citation groups: (text, the cited papers' places in `number`). Text
+    after the last run belongs to the last clause; brackets that are not citations stay in the text."""
+    keys = set(sentence.keys)
+    out: list[Clause] = []
+    pos = 0
+    run: list[re.Match[str]] = []
+    groups = [m for m in _GROUP.finditer(sentence.text) if all(k.strip() in keys for k in m.group(1).split(";"))]
+    for m in groups:
+        if run and sentence.text[run[-1].end() : m.start()].strip() == "":
+            run.append(m)
+            continue
+        if run:
+            out.append(_clause(sentence.text, pos, run, number))
+            pos = run[-1].end()
+        run = [m]
+    if run:
+        out.append(_clause(sentence.text, pos, run, number))
+        pos = run[-1].end()
+    if out and sentence.text[pos:].strip(" .;:!?"):
+        text, numbers = out[-1]
+        out[-1] = (text + sentence.text[pos:], numbers)
+    return out
+
+
+def _clause(text: str, pos: int, run: Sequence[re.Match[str]], number: Mapping[str, int]) -> Clause:
+    keys = [k.strip() for m in run for k in m.group(1).split(";")]
+    start = run[0].start()
+    while start > pos and text[start - 1].isspace():  # the space before a citation is not the clause's
+        start -= 1
+    return text[pos:start], tuple(dict.fromkeys(number[k] for k in keys if k in number))
 
 
 def _unknown_reason(keys: Sequence[str], references: Mapping[str, str]) -> str:

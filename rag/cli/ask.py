@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rag.check_text import flag_lines, flagged
 from rag.cli.output import one_line, print_json, say
 from rag.factory import open_assistant
 from rag.filters import Filters
@@ -14,6 +13,7 @@ from rag.safe_text import safe_url
 from rag.settings import Settings
 from rag.text import pages_label
 from rag.types import Answer, AnswerEvent, Citation, DeltaEvent, Hit
+from rag.verify.labels import flag_lines, flagged
 
 
 def _where(page: int | None, page_end: int | None) -> str:

@@ -10,10 +10,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from rag.check.draft import Draft, detect_format, parse_draft
+from rag.check.draft import Manuscript, detect_format, parse_draft
 from rag.cli.output import print_json, say
 from rag.errors import ConfigError, RagError
 from rag.settings import Settings
+from rag.verify.labels import SYMBOLS
 
 MAX_DRAFT_BYTES = 5_000_000
 
@@ -46,7 +47,7 @@ def read_draft(name: str) -> str:
                          "save it as UTF-8") from None  # fmt: skip
 
 
-def parsed(name: str, text: str, fmt: str | None = None) -> Draft:
+def parsed(name: str, text: str, fmt: str | None = None) -> Manuscript:
     """The draft's sentences; a LaTeX file with the files it \\input's (rag.check.includes), standard input
     with a note that they are not read."""
     from rag.check.includes import pasted_note, read_latex
@@ -65,7 +66,7 @@ def parsed(name: str, text: str, fmt: str | None = None) -> Draft:
     return draft
 
 
-def bib_entries(draft: Draft, name: str, given: list[str]) -> tuple[dict[str, str], list[str]]:
+def bib_entries(draft: Manuscript, name: str, given: list[str]) -> tuple[dict[str, str], list[str]]:
     """Reference text for citation keys from .bib files: --bib, and those the draft names that exist beside it."""
     from rag.check.resolve import bib_references
     from rag.corpus.bibtex import parse_bibtex
@@ -85,8 +86,8 @@ def bib_entries(draft: Draft, name: str, given: list[str]) -> tuple[dict[str, st
 
 
 def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
-    from rag.factory import Chats, draft_second_opinion, open_assistant, open_draft_checker
-    from rag.progress import ProgressBar
+    from rag.cli.progress import ProgressBar
+    from rag.factory import Chats, draft_second_opinion, open_draft_checker, open_retriever
 
     fmt = "json" if args.json else args.format
     draft = parsed(args.file, read_draft(args.file), args.syntax)
@@ -94,16 +95,16 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
     if args.verify == "llm" and not Chats(settings).configured():
         raise ConfigError("--verify llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (or --base-url) "
                           "or RAG_PRESET")  # fmt: skip
-    assistant = open_assistant(settings, one_shot=len(draft.sentences) < 5)
+    chats = Chats(settings)
     try:
-        checker = open_draft_checker(settings, assistant)
-        judge = draft_second_opinion(settings, assistant.chats, args.model) if args.verify == "llm" else None
+        checker = open_draft_checker(settings, open_retriever(settings, one_shot=len(draft.sentences) < 5))
+        judge = draft_second_opinion(settings, chats, args.model) if args.verify == "llm" else None
         with ProgressBar("checking", unit="sentence") as bar:
             report = checker.check(draft, name=args.file, collection=settings.collection, references=references,
                                    progress=bar.update if len(draft.sentences) > 1 else None,
                                    second_opinion=judge, bibliography=bibs)  # fmt: skip
     finally:
-        assistant.close()
+        chats.close()
     if fmt == "json":
         print_json(report.to_record())
     elif fmt == "markdown":
@@ -133,7 +134,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "            \\bibliography{} / YAML bibliography: files map keys to DOIs and titles\n"
         "includes:   a .tex file's \\input{...}, \\include{...}, \\subfile{...} are checked too, each sentence\n"
         "            shown as file:line; only inside the main file's folder; one not read is a note, not an error\n"
-        "marks:      ✓ supported  ? not found  ✗ contradicted  ⇄ wrong paper  – uncited  ∅ not in library\n"
+        "marks:      " + "  ".join(f"{mark} {label}" for label, mark in SYMBOLS.items()) + "\n"
         "exit code:  0 nothing flagged; 1 a sentence is not found, contradicted, wrong paper or not in library;\n"
         "            2 a user error (one line on stderr). A key the library lacks, cited beside one it holds, is\n"
         "            listed (\"Not in the library: ...\") but the sentence is checked against the one it holds",

@@ -32,9 +32,9 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     if getattr(args, "verify", False):
         return cmd_verify(args, settings)
+    from rag.cli.progress import ProgressBar
     from rag.corpus import selection
     from rag.factory import build_index
-    from rag.progress import ProgressBar
 
     chosen = selection(args.where or (), args.since)
     if args.full_text:

@@ -3,8 +3,8 @@
 Two ways a source gives them: a `sections` field (a list of `{"label", "text"}` objects, as PubMedQA's corpus and
 our own JSONL carry), or labels written into the abstract itself ("BACKGROUND: ... METHODS: ... RESULTS: ..."),
 as PubMed abstracts arrive through RIS, BibTeX or CSV exports. Only labels that name a part of an abstract
-(rag.roles.role_of_label) count, so "Note: ..." or "Aim 1: ..." inside an ordinary abstract is not taken for one.
-The abstract's text is never changed: the parts only tell each sentence's role (rag.roles).
+(rag.corpus.roles.role_of_label) count, so "Note: ..." or "Aim 1: ..." inside an ordinary abstract is not taken for one.
+The abstract's text is never changed: the parts only tell each sentence's role (rag.corpus.roles).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from rag.roles import role_of_label
+from rag.corpus.roles import role_of_label
 from rag.types import AbstractSection
 
 MAX_SECTIONS = 50

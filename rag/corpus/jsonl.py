@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import FILTERED_OUT, Fields, Record, as_object
+from rag.errors import CorpusError
 
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")  # U+D800..U+DFFF written as if it were a character
 Convert = Callable[[dict[str, object]], Fields | str]
 
 
@@ -20,7 +23,15 @@ def json_lines(source: Source) -> Iterator[tuple[int, object | str, bool]]:
             if raw.strip():
                 yield number, FILTERED_OUT, True
             continue
-        line = source.line_text(raw, offset)
+        try:
+            line = source.line_text(raw, offset)  # a binary, UTF-16 or Latin-1 file is not read at all
+        except CorpusError:
+            bad = _SURROGATE.search(raw)
+            if bad is None:
+                raise
+            # one record carrying an encoded lone surrogate (a broken DOI from an exporter): a bad record
+            yield number, f"not UTF-8 text (a lone surrogate at offset {offset + bad.start()})", False
+            continue
         if not line.strip():
             continue
         try:

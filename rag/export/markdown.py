@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.check_text import flag_lines, flagged
 from rag.safe_text import md_escape, md_link
 from rag.text import pages_label
 from rag.types import Answer, Citation, Paper
+from rag.verify.labels import flag_lines, flagged
 
 
 def _authors(paper: Paper) -> str:

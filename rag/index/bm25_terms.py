@@ -11,12 +11,12 @@ abstract meet however either is written.
 - British spellings folded to American ones where the two differ only in -ise/-yse and -our endings.
 - A Snowball (Porter 2) English stemmer from PyStemmer: "grandmultiparous" and "grandmultiparity" both give
   `grandmultipar`; "studies", "studied", "studying" give `studi`.
-- A short list of function words dropped (the same list the answer step uses, rag.index.lexical.STOPWORDS).
+- A short list of function words dropped (the same list the answer step uses, rag.verify.lexicon.STOPWORDS).
 
 `TERMS_VERSION` names this recipe. It is part of the recipe every BM25 index records (rag.index.lexical.RECIPE),
 and an index written with another is rebuilt from the stored chunks instead of being searched with mismatched
 words. Change the version whenever the output of `terms` changes. The stopword list is this module's own copy:
-the answer step's list (rag.index.lexical.STOPWORDS) may change without changing what BM25 indexed.
+the answer step's list (rag.verify.lexicon.STOPWORDS) may change without changing what BM25 indexed.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import Stemmer
 
-TERMS_VERSION = "terms-2"  # "terms-1": lower-case words with plurals folded (rag.index.lexical.tokenize)
+TERMS_VERSION = "terms-2"  # "terms-1": lower-case words with plurals folded (rag.verify.lexicon.tokenize)
 
 _STOP = frozenset(
     "a an and are as at be been but by can do does did for from has have how i if in into is it its of on or our "

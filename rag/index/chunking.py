@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 
+from rag.corpus.roles import encode_roles, role_of_label, sentence_roles, window_roles
 from rag.index.tokens import count_tokens, encoding
-from rag.roles import encode_roles, role_of_label, sentence_roles, window_roles
 from rag.text import split_sentences
 from rag.types import Chunk, Paper, Section
 
@@ -132,7 +132,7 @@ def chunk_paper(paper: Paper, size: int = 320, overlap: int = 32) -> list[Chunk]
 
 
 def chunk_roles(paper: Paper, chunks: Sequence[Chunk]) -> tuple[str, list[str]]:
-    """The whole abstract's sentence roles (rag.roles), compact ("bomrrc"), and each chunk's ("" when unknown),
+    """The whole abstract's sentence roles (rag.corpus.roles), compact ("bomrrc"), and each chunk's ("" when unknown),
     decided with the whole abstract in view: its labelled parts when it has them, else cues and each sentence's
     position in the abstract, not in the chunk. A body chunk takes the role its section heading names
     ("5 Conclusion"), if any."""

@@ -35,7 +35,7 @@ def chunk_metadata(
     """Metadata of one chunk. The first chunk of a multi-chunk paper (`whole_abstract` given: True, or the whole
     abstract's sentence roles) also carries the whole abstract and its roles, so a paper page or an answer can
     show it without stitching overlapping windows. `roles`: the chunk's sentences' roles, one letter each
-    (rag.roles.encode_roles)."""
+    (rag.corpus.roles.encode_roles)."""
     meta = paper_metadata(paper)
     if whole_abstract and chunk.position == 0:
         meta["abstract"] = paper.abstract

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from rag.corpus.roles import decode_roles
 from rag.errors import IndexMissingError, QuestionError, RagError
 from rag.filters import Filters
 from rag.index.calibration import from_json
@@ -23,7 +24,6 @@ from rag.index.records import page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.evidence import rescore
 from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
-from rag.roles import decode_roles
 from rag.settings import RetrievalSettings
 from rag.text import split_sentences
 from rag.types import Hit, Paper

@@ -15,8 +15,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from rag.corpus.roles import decode_roles
 from rag.retrieve.retriever import Retriever
-from rag.roles import decode_roles
 from rag.text import split_sentences
 from rag.types import Hit
 

@@ -1,5 +1,5 @@
 """Numbers written in words ("three", "two hundred thousand", "twice", "thousands of") must agree with a number
-the cited source gives. Digits are checked exactly elsewhere (rag.answer.grounding)."""
+the cited source gives. Digits are checked exactly elsewhere (rag.verify.checker)."""
 
 from __future__ import annotations
 

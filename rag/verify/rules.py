@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.names import abbreviations, glued_forms, plain
-from rag.answer.vocabulary import _FUNCTION, _VERB_FORM, RARE_ZIPF, SourceVocabulary, norm, stem, words
-from rag.answer.word_rarity import zipf
+from rag.verify.names import abbreviations, glued_forms, plain
+from rag.verify.vocabulary import _FUNCTION, _VERB_FORM, RARE_ZIPF, SourceVocabulary, norm, stem, words
+from rag.verify.word_rarity import zipf
 
 
 def _specific(word: str, first: bool) -> bool:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rag.answer.names import NameForms, plain
-from rag.index.lexical import STOPWORDS
+from rag.verify.lexicon import STOPWORDS
+from rag.verify.names import NameForms, plain
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|\d[\d,.]*%?")
 RARE_ZIPF = 3.0  # below this a word is rare in general English: a technical term, not a paraphrase word

@@ -13,22 +13,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag.answer import claim_rules as rules
-from rag.answer import comparisons
-from rag.answer.attribution import misattributed
-from rag.answer.citations import REFUSAL, answer_sentences, parse_markers, strip_markers
-from rag.answer.injection import untrusted
-from rag.answer.names import links, quantities, rounded_away
-from rag.answer.number_words import number_word_mismatch
-from rag.answer.sentence_vectors import SentenceVectors
-from rag.answer.vocabulary import SourceVocabulary
-from rag.index.lexical import tokenize
-from rag.roles import states_no_finding
+from rag.corpus.roles import states_no_finding
+from rag.settings import AnswerSettings
 from rag.text import split_sentences
-from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, SentenceCheck
+from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit
+from rag.verify import comparisons, rules
+from rag.verify.attribution import misattributed
+from rag.verify.injection import untrusted
+from rag.verify.lexicon import tokenize
+from rag.verify.names import links, quantities, rounded_away
+from rag.verify.number_words import number_word_mismatch
+from rag.verify.sentence_vectors import SentenceVectors
+from rag.verify.vocabulary import SourceVocabulary
 
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
-# the rules of rag.answer.claim_rules, in the order they are tried. A rule that caught substituted two-word terms
+# the rules of rag.verify.rules, in the order they are tried. A rule that caught substituted two-word terms
 # ("logistic regression" for "ridge regression") was dropped: on the claims test split it flagged 4 faithful
 # sentences for 3 wrong ones caught.
 RULES = ("terms", "number_words", "units", "strong", "polarity", "direction", "comparison", "swap")
@@ -40,6 +39,9 @@ NO_SENTENCE = "no cited sentence says this"  # the reason when only the similari
 CONTRADICTING_RULES = frozenset({"number_words", "units", "polarity", "direction", "comparison", "swap"})
 
 
+Clause = tuple[str, tuple[int, ...]]  # a part of a sentence and the cited sources (1-based) its citation gives
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The check of one claim against the sources it cites."""
@@ -49,6 +51,7 @@ class Verdict:
     evidence: list[tuple[int, str]]  # (index into the cited sources, sentence): what backs it, or contradicts it
     supported_by: tuple[int, ...] = ()  # WRONG_PAPER: indices into `others` (see verdict_among) that do support it
     similarity: float | None = None  # how close the closest cited sentence is (when the similarity step ran)
+    cited_instead: int | None = None  # WRONG_PAPER within the sentence: index into `cited` of the paper that says it
 
     @property
     def supported(self) -> bool:
@@ -82,7 +85,7 @@ def number_evidence(hit: Hit) -> str:
 
 
 class SupportChecker:
-    """The offline check. `judge` gives one SentenceCheck per answer sentence: supported or not, why not, and the
+    """The offline check. `check` gives one Verdict per sentence: its label, why it is not supported, and the
     source sentences that back it best (shown in the UI as the evidence)."""
 
     def __init__(
@@ -185,7 +188,7 @@ class SupportChecker:
         passages: str | None = None,
         similarity: float | None = None,
     ) -> tuple[str, str] | None:
-        """The first rule of rag.answer.claim_rules the claim breaks, as (rule, reason), among those enabled
+        """The first rule of rag.verify.rules the claim breaks, as (rule, reason), among those enabled
         (None: none)."""
         vocab = SourceVocabulary(source)
         on = self.rules
@@ -211,41 +214,39 @@ class SupportChecker:
             return "swap", swap
         return None
 
-    def judge(self, answer: str, hits: Sequence[Hit]) -> list[SentenceCheck]:
-        """One check per answer sentence (the refusal sentence is not a claim)."""
-        out: list[SentenceCheck] = []
-        for sentence in answer_sentences(answer, keep_whole=[h.paper.title for h in hits]):
-            if REFUSAL in sentence:
-                continue
-            numbers = tuple(n for n in parse_markers(sentence) if 1 <= n <= len(hits))
-            v = self.verdict_among(strip_markers(sentence), [hits[n - 1] for n in numbers], hits)
-            if v.supported and len(set(numbers)) > 1:
-                v = self._per_clause(sentence, numbers, hits) or v
-            if v.label == WRONG_PAPER:  # evidence indexes `hits` (the paper that does support it), not the cited ones
-                mapped = tuple((v.supported_by[0] + 1, s) for _, s in v.evidence)
-            else:
-                mapped = tuple((numbers[i], s) for i, s in v.evidence)
-            out.append(SentenceCheck(sentence, numbers, v.label, v.reason, mapped,
-                                     supported_by=tuple(j + 1 for j in v.supported_by)))  # fmt: skip
-        return out
+    def check(self, claim: str, cited: Sequence[Hit], retrieved: Sequence[Hit] = (),
+              clauses: Sequence[Clause] = (), names: Sequence[str] = ()) -> Verdict:  # fmt: skip
+        """The one entry point, for answers and drafts alike.
 
-    def _per_clause(self, sentence: str, numbers: Sequence[int], hits: Sequence[Hit]) -> Verdict | None:
-        """WRONG_PAPER when a number or name of a clause is only in a paper another clause cites (attribution)."""
-        cited = {n: hits[n - 1] for n in set(numbers) if not untrusted(hits[n - 1])}
-        found = misattributed(sentence, cited, {n: number_evidence(h) for n, h in cited.items()})
+        `claim`: the sentence without its citation markers; `cited`: the sources it cites; `retrieved`: the papers
+        found for it, any of which may be the one that does say it (WRONG_PAPER, `supported_by` indexing
+        `retrieved`); `clauses`: the sentence cut at its citations, each (text, 1-based positions into `cited`),
+        checked one by one when the sentence cites in several places (a number or name only in a paper another
+        clause cites: WRONG_PAPER, `cited_instead` indexing `cited`); `names`: how each cited source is written
+        in the sentence ("[2]", "smith2020"), for that reason."""
+        v = self.verdict_among(claim, cited, retrieved)
+        if v.supported and len({n for _, ns in clauses for n in ns}) > 1:
+            return self._per_clause(clauses, cited, names) or v
+        return v
+
+    def _per_clause(self, clauses: Sequence[Clause], cited: Sequence[Hit], names: Sequence[str]) -> Verdict | None:
+        sources = {n: cited[n - 1] for _, ns in clauses for n in ns if 1 <= n <= len(cited)}
+        sources = {n: h for n, h in sources.items() if not untrusted(h)}
+        found = misattributed(clauses, sources, {n: number_evidence(h) for n, h in sources.items()})
         if found is None:
             return None
         term, own, where = found
-        text = number_evidence(cited[where])
+        text = number_evidence(sources[where])
         quote = next((s for s in split_sentences(text.replace("\n", ". ")) if term in s), "")
-        return Verdict(WRONG_PAPER, f"{term!r} is in [{where}], not in [{own}] which its clause cites",
-                       [(numbers.index(where), quote)] if quote else [], (where - 1,))  # fmt: skip
-
-    def unsupported(self, answer: str, hits: Sequence[Hit]) -> tuple[list[str], int]:
-        """Sentences of the answer that no cited, retrieved source supports; and how many were checked."""
-        checks = self.judge(answer, hits)
-        return [c.sentence for c in checks if not c.supported], len(checks)
+        name = (lambda n: names[n - 1] if n <= len(names) else f"[{n}]")  # noqa: E731
+        return Verdict(WRONG_PAPER, f"{term!r} is in {name(where)}, not in {name(own)} which its clause cites",
+                       [(where - 1, quote)] if quote else [], cited_instead=where - 1)  # fmt: skip
 
 
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text.lower())).strip()
+
+
+def checker_for(settings: AnswerSettings, vectors: SentenceVectors) -> SupportChecker:
+    """The checker the settings ask for (answers and `rag check` alike)."""
+    return SupportChecker(vectors, settings.support_threshold, terms_below=settings.trust_names_above)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from rag.errors import ConfigError
+from rag.text import pages_label
+from rag.types import Hit
 
 _HEADER = re.compile(r"\A<!--\s*variables:\s*(?P<names>[\w,\s]*)-->\s*\n")
 
@@ -62,3 +65,25 @@ def prompt_id(*prompts: Prompt) -> str:
     """`answer_system+answer_user@<sha>`: names and one hash over their texts."""
     h = hashlib.sha256("\0".join(p.template for p in prompts).encode()).hexdigest()[:12]
     return "+".join(p.name for p in prompts) + "@" + h
+
+
+def format_sources(hits: Sequence[Hit]) -> str:
+    """The numbered source list shown to the model."""
+    blocks = []
+    for n, h in enumerate(hits, 1):
+        p = h.paper
+        meta = ", ".join(
+            x
+            for x in (
+                "; ".join(p.authors[:6]) + (" et al." if len(p.authors) > 6 else ""),
+                p.venue or "",
+                str(p.year or ""),
+            )
+            if x
+        )
+        links = " ".join(x for x in (p.url or "", f"code: {p.code_url}" if p.code_url else "") if x)
+        where = pages_label(h.page, h.page_end)
+        where = f", {where}" + (f", section {h.section}" if h.section else "") if where else ""
+        header = f"[{n}] {p.title}" + (f" ({meta})" if meta else "") + where + (f"\n{links}" if links else "")
+        blocks.append(f"{header}\n{h.text}")
+    return "\n\n".join(blocks)

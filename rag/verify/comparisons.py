@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.vocabulary import _FUNCTION, _VERB_FORM, norm, stem, words
+from rag.verify.vocabulary import _FUNCTION, _VERB_FORM, norm, stem, words
 
 # prefixes of words that say which way an effect goes
 _UP = ("increas", "rais", "rise", "rose", "higher", "greater", "enhanc", "promot", "activat", "elevat", "positiv",

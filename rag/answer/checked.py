@@ -4,19 +4,23 @@ the sources it cites offline, and, when asked, by the LLM check too (a sentence 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rag.answer.backends import Draft
-from rag.answer.citations import REFUSAL, clean_markers
-from rag.answer.grounding import SupportChecker
-from rag.answer.injection import untrusted
-from rag.answer.llm_check import LLMVerdicts
+from rag.answer.citations import (
+    REFUSAL,
+    answer_sentences,
+    clauses_by_marker,
+    clean_markers,
+    parse_markers,
+    strip_markers,
+)
 from rag.safe_text import neutralise_markdown
-from rag.types import NOT_FOUND, Hit, SentenceCheck, Usage
-
-# (sentences the offline check passed, hits) -> the LLM's verdicts
-SecondOpinion = Callable[[Sequence[str], Sequence[Hit]], LLMVerdicts]
+from rag.types import NOT_FOUND, WRONG_PAPER, Hit, SentenceCheck, Usage
+from rag.verify.checker import SupportChecker
+from rag.verify.injection import untrusted
+from rag.verify.second_opinion import SecondOpinion
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,32 @@ class Checked:
         return not self.abstained and self.checked > 0 and len(self.unsupported) == self.checked
 
 
+def judge_answer(checker: SupportChecker, answer: str, hits: Sequence[Hit]) -> list[SentenceCheck]:
+    """One check per answer sentence (the refusal sentence is not a claim): each sentence's [n] markers give the
+    sources it cites and its clauses, and the verify stage judges it against them among all retrieved `hits`."""
+    out: list[SentenceCheck] = []
+    for sentence in answer_sentences(answer, keep_whole=[h.paper.title for h in hits]):
+        if REFUSAL in sentence:
+            continue
+        numbers = tuple(n for n in parse_markers(sentence) if 1 <= n <= len(hits))
+        cited_numbers = tuple(dict.fromkeys(numbers))
+        place = {n: i for i, n in enumerate(cited_numbers, 1)}
+        clauses = [(text, tuple(place[n] for n in ns if n in place)) for text, ns in clauses_by_marker(sentence)]
+        v = checker.check(strip_markers(sentence), [hits[n - 1] for n in cited_numbers], hits, clauses,
+                          [f"[{n}]" for n in cited_numbers])  # fmt: skip
+        backing: tuple[int, ...]
+        if v.cited_instead is not None:  # a clause's number or name is in another paper the sentence cites
+            there = cited_numbers[v.cited_instead]
+            mapped, backing = tuple((there, s) for _, s in v.evidence), (there,)
+        elif v.label == WRONG_PAPER:  # evidence indexes `hits` (the paper that does support it), not the cited ones
+            mapped = tuple((v.supported_by[0] + 1, s) for _, s in v.evidence)
+            backing = tuple(j + 1 for j in v.supported_by)
+        else:
+            mapped, backing = tuple((cited_numbers[i], s) for i, s in v.evidence), ()
+        out.append(SentenceCheck(sentence, numbers, v.label, v.reason, mapped, supported_by=backing))
+    return out
+
+
 def check(
     draft: Draft, hits: Sequence[Hit], checker: SupportChecker, second_opinion: SecondOpinion | None = None
 ) -> Checked:
@@ -59,18 +89,19 @@ def check(
     if abstained:
         # a refusal mixed with claims is a refusal
         return Checked(REFUSAL, True, (), removed, tuple(notes), ("offline",))
-    judged = checker.judge(text, hits)
+    judged = judge_answer(checker, text, hits)
     checks: tuple[str, ...] = ("offline",)
     usage = Usage()
-    passed = [c.sentence for c in judged if c.supported]
+    passed = [c for c in judged if c.supported]
     if second_opinion is not None and passed:
-        verdicts = second_opinion(passed, hits)
+        verdicts = second_opinion([(strip_markers(c.sentence), [hits[n - 1] for n in dict.fromkeys(c.cited)])
+                                   for c in passed])  # fmt: skip
         usage = verdicts.usage
         if verdicts.error:
             notes.append(f"{verdicts.error}; sentences were checked offline only")
         else:
             checks = ("offline", "llm")
-            rejected = {passed[i] for i in verdicts.rejected}
+            rejected = {passed[i].sentence for i in verdicts.rejected}
             judged = [
                 replace(c, label=NOT_FOUND, reason="the LLM check found it unsupported", checks=checks)
                 if c.sentence in rejected
