@@ -86,6 +86,7 @@ train-judge:
 		--max-train $(JUDGE_MAX_TRAIN) --lr 1e-4
 	nice $(TRAIN_VENV)/bin/python -m train.judge.export train/judge/data train/judge/work
 	nice $(TRAIN_VENV)/bin/python -m train.judge.evaluate train/judge/data train/judge/results.json
+	$(TRAIN_VENV)/bin/python -m train.judge.report train/judge/results.json
 
 clean:
 	rm -rf $(VENV) eval-out test-artifacts .mypy_cache .ruff_cache .pytest_cache

