@@ -147,7 +147,7 @@ def encoding_matches(judge: OnnxJudge, data: Path) -> bool:
 def main(data_dir: str, out_path: str, model: str = str(JUDGE_PATH)) -> None:
     data = Path(data_dir)
     judge = OnnxJudge(model, threads=2)
-    result = {"model": model, "size_bytes": Path(model).stat().st_size,
+    result: dict[str, Any] = {"model": model, "size_bytes": Path(model).stat().st_size,
               "adapter_encoding_matches_training": encoding_matches(judge, data), "own_test": own_test(judge, data),
               "scifact": scifact(judge), "claims": claims(judge), "load": load_time()}
     Path(out_path).write_text(json.dumps(result, indent=1) + "\n")

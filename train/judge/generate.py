@@ -111,11 +111,10 @@ class PaperPairs:
         rng = self.rng
         roll = rng.random()
         if roll < 0.45 and self.neighbour:
-            claim = rng.choice(self.neighbour)
-            self.add(claim, best_sentences(claim, self.sents, rng.choice([1, 2])), "not_found", "neighbour_paper")
+            near: str = rng.choice(self.neighbour)
+            self.add(near, best_sentences(near, self.sents, rng.choice([1, 2])), "not_found", "neighbour_paper")
         elif roll < 0.8:
-            claim = edits.invent_specifics(s, rng)
-            self.add(claim, self.window(i), "not_found", "invented_specifics")
+            self.add(edits.invent_specifics(s, rng), self.window(i), "not_found", "invented_specifics")
         else:
             others = [t for j, t in enumerate(self.sents) if abs(j - i) in (1, 2)]
             evidence = [t for t in others if overlap(words(s), words(t)) < 0.4][:2]
