@@ -51,6 +51,13 @@ def complete(
     return text, stream.usage
 
 
+# -- the learned support judge -------------------------------------------------------------------
+class SupportJudge(Protocol):
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, float, float]]:
+        """(supported, contradicted, not found) for each (claim, evidence) pair, in order."""
+        ...
+
+
 # -- embeddings ---------------------------------------------------------------------------------
 class Embedder(Protocol):
     @property

@@ -42,6 +42,7 @@ LLM_CHOICES = ("auto", "extractive", "openai", "local")
 DEFAULT_MIN_RELEVANCE = 0.18
 EMBEDDER_CHOICES = ("minilm", "openai")
 VERIFY_CHOICES = ("auto", "offline", "llm")
+JUDGE_CHOICES = ("rules", "learned")
 
 
 def default_home() -> Path:
@@ -107,6 +108,11 @@ class AnswerSettings:
     # which support checks judge an answer: offline (always), plus an LLM check ("llm"); "auto" adds the LLM
     # check for answers from an LLM endpoint (not for the packaged SmolLM2)
     verify: str = field(default="auto", metadata=value_range(choices=VERIFY_CHOICES))
+    # who decides support offline: "rules" (word lists and patterns) or "learned" (the cross-encoder that
+    # `make train-judge` builds in rag/models, the precise rules kept as vetoes); the judge's probability floors
+    judge: str = field(default="rules", metadata=value_range(choices=JUDGE_CHOICES))
+    judge_supported: float = field(default=0.5, metadata=value_range(0.0, 1.0))
+    judge_contradicted: float = field(default=0.5, metadata=value_range(0.0, 1.0))
     max_question_chars: int = field(default=4000, metadata=value_range(1, 1_000_000))
     max_history_turns: int = field(default=6, metadata=value_range(0, 1000))
     prompts_dir: Path = PROMPTS_DIR

@@ -25,8 +25,8 @@ SOURCES = sorted(p for d in ("rag", "ui", "eval") for p in (ROOT / d).rglob("*.p
 LIBRARY_HOMES = {
     "chromadb": ("rag/adapters/chroma_store.py",),
     "openai": ("rag/adapters/openai/",),
-    "onnxruntime": ("rag/adapters/embedding.py",),
-    "tokenizers": ("rag/adapters/embedding.py",),
+    "onnxruntime": ("rag/adapters/embedding.py", "rag/adapters/judge_onnx.py"),
+    "tokenizers": ("rag/adapters/embedding.py", "rag/adapters/judge_onnx.py"),
     "llama_cpp": (),  # run as a subprocess (`python -m llama_cpp.server`), never imported
     "gradio": ("ui/app.py",),
     "gradio_client": (),

@@ -25,7 +25,7 @@ from rag.answer.question import Question, analyse
 from rag.answer.runlog import append as log_answer
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
-from rag.ports import Message
+from rag.ports import Message, SupportJudge
 from rag.retrieve.retriever import Retriever
 from rag.retrieve.whole_abstracts import whole_abstracts
 from rag.settings import DEFAULT_MIN_RELEVANCE, AnswerSettings
@@ -73,14 +73,15 @@ class Assistant:
     """Holds the opened index, the embedder and the answer backends; answers many questions (thread-safe)."""
 
     def __init__(
-        self, settings: AnswerSettings, retriever: Retriever, chats: ChatProvider, *, runlog: Path | None = None
+        self, settings: AnswerSettings, retriever: Retriever, chats: ChatProvider, *, runlog: Path | None = None,
+        judge: SupportJudge | None = None,
     ) -> None:
         self.settings = settings
         self.retriever = retriever
         self.chats = chats
         self.runlog = runlog
         self.vectors = SentenceVectors(retriever.embedder)
-        self.checker = checker_for(settings, self.vectors)
+        self.checker = checker_for(settings, self.vectors, judge)
         self.extractive = ExtractiveBackend(self.vectors, self.floors)
 
     def close(self) -> None:

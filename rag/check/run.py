@@ -25,6 +25,7 @@ from rag.check.render import shown_key
 from rag.check.report import CheckReport, Cite, PaperRef, SentenceResult
 from rag.check.resolve import Library
 from rag.errors import QuestionError
+from rag.ports import SupportJudge
 from rag.retrieve.retriever import Retriever
 from rag.retrieve.whole_abstracts import whole_abstracts
 from rag.safe_text import neutralise_markdown
@@ -69,10 +70,11 @@ class DraftChecker:
         self.vectors = vectors
 
     @classmethod
-    def over(cls, retriever: Retriever, library: Library, settings: AnswerSettings, *, k: int = 5) -> DraftChecker:
+    def over(cls, retriever: Retriever, library: Library, settings: AnswerSettings, *, k: int = 5,
+             model: SupportJudge | None = None) -> DraftChecker:  # fmt: skip
         """The checker the settings ask for (rag.verify.checker.checker_for), over `retriever`'s library."""
         vectors = SentenceVectors(retriever.embedder)
-        return cls(checker_for(settings, vectors), retriever, library, k=k, vectors=vectors)
+        return cls(checker_for(settings, vectors, model), retriever, library, k=k, vectors=vectors)
 
     def retrieved(self, claim: str) -> list[Hit]:
         """The library's best papers for the sentence, each widened to its whole abstract."""

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from rag.corpus.roles import states_no_finding
+from rag.ports import SupportJudge
 from rag.settings import AnswerSettings
 from rag.text import split_sentences
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit
 from rag.verify import comparisons, rules
 from rag.verify.attribution import misattributed
 from rag.verify.injection import untrusted
+from rag.verify.learned import Judge
 from rag.verify.lexicon import tokenize
 from rag.verify.names import links, quantities, rounded_away
 from rag.verify.number_words import number_word_mismatch
 from rag.verify.sentence_vectors import SentenceVectors
+from rag.verify.verdict import Clause, Verdict
 from rag.verify.vocabulary import SourceVocabulary
 
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s+)")
@@ -37,25 +39,6 @@ RULES = ("terms", "number_words", "units", "strong", "polarity", "direction", "c
 PARAPHRASE = 0.7  # dev: SciFact supported flagged 65 -> 56/185, contradicted caught 50 -> 48/103, claims dev -1 catch
 NO_SENTENCE = "no cited sentence says this"  # the reason when only the similarity step failed
 CONTRADICTING_RULES = frozenset({"number_words", "units", "polarity", "direction", "comparison", "swap"})
-
-
-Clause = tuple[str, tuple[int, ...]]  # a part of a sentence and the cited sources (1-based) its citation gives
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The check of one claim against the sources it cites."""
-
-    label: str  # rag.types.CHECK_LABELS
-    reason: str | None  # why it is not supported, in words
-    evidence: list[tuple[int, str]]  # (index into the cited sources, sentence): what backs it, or contradicts it
-    supported_by: tuple[int, ...] = ()  # WRONG_PAPER: indices into `others` (see verdict_among) that do support it
-    similarity: float | None = None  # how close the closest cited sentence is (when the similarity step ran)
-    cited_instead: int | None = None  # WRONG_PAPER within the sentence: index into `cited` of the paper that says it
-
-    @property
-    def supported(self) -> bool:
-        return self.label == SUPPORTED
 
 
 def source_text(hit: Hit) -> str:
@@ -95,6 +78,7 @@ class SupportChecker:
         overlap: float = 0.6,
         rules: Sequence[str] = RULES,
         terms_below: float | None = None,
+        judge: Judge | None = None,
     ) -> None:
         self.vectors = vectors
         self.threshold = threshold
@@ -104,6 +88,7 @@ class SupportChecker:
         # a cited sentence at least this close vouches for the claim's names too (None: names are always checked);
         # the trade-off between real claims' background names and invented ones (eval: the names trust curve)
         self.terms_below = terms_below
+        self.judge = judge  # the learned judge decides (rag.verify.learned); None: the rules do
 
     def supported(self, claim: str, cited: Sequence[Hit]) -> bool:
         """True when the cited sources back the claim (markers already stripped)."""
@@ -150,6 +135,13 @@ class SupportChecker:
         order = np.argsort(-sims)
         best = sentences[int(order[0])]
         passages = " ".join(f"{h.paper.title}. {h.text}" for _, h in trusted)  # numbers of ids and links do not count
+        if self.judge is not None:
+            vetoed = self.contradiction(claim, joined, best[1], cited=len(trusted), passages=passages,
+                                        similarity=float(sims[int(order[0])]), only=self.judge.vetoes)  # fmt: skip
+            if vetoed:
+                return Verdict(CONTRADICTED if vetoed[0] in CONTRADICTING_RULES else NOT_FOUND, vetoed[1], [best])
+            top = [sentences[int(j)] for j in order[: self.judge.reads]]
+            return self.judge.verdict(claim, top, float(sims[int(order[0])]))
         broken = self.contradiction(claim, joined, best[1], cited=len(trusted), passages=passages,
                                     similarity=float(sims[int(order[0])]))  # fmt: skip
         if broken:
@@ -187,11 +179,12 @@ class SupportChecker:
         cited: int = 1,
         passages: str | None = None,
         similarity: float | None = None,
+        only: frozenset[str] | None = None,
     ) -> tuple[str, str] | None:
         """The first rule of rag.verify.rules the claim breaks, as (rule, reason), among those enabled
         (None: none)."""
         vocab = SourceVocabulary(source)
-        on = self.rules
+        on = self.rules if only is None else self.rules & only  # `only`: the rules kept as vetoes of the judge
         lenient = similarity is not None and similarity >= self.paraphrase
         trusting = self.terms_below is not None and similarity is not None and similarity >= self.terms_below
         if "terms" in on and not trusting and (terms := rules.missing_specific_terms(claim, vocab, names_only=lenient)):
@@ -247,6 +240,11 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text.lower())).strip()
 
 
-def checker_for(settings: AnswerSettings, vectors: SentenceVectors) -> SupportChecker:
-    """The checker the settings ask for (answers and `rag check` alike)."""
-    return SupportChecker(vectors, settings.support_threshold, terms_below=settings.trust_names_above)
+def checker_for(settings: AnswerSettings, vectors: SentenceVectors, model: SupportJudge | None = None
+                ) -> SupportChecker:  # fmt: skip
+    """The checker the settings ask for (answers and `rag check` alike); `model`: the learned judge's model, used
+    when settings.judge is "learned"."""
+    judge = None
+    if settings.judge == "learned" and model is not None:
+        judge = Judge(model, settings.judge_supported, settings.judge_contradicted)
+    return SupportChecker(vectors, settings.support_threshold, terms_below=settings.trust_names_above, judge=judge)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import ConfigError, IndexMissingError
+from rag.factory.chats import Chats
 from rag.index.layout import Layout
-from rag.ports import ChatModel, Embedder, VectorStore
+from rag.ports import ChatModel, Embedder, SupportJudge, VectorStore
 from rag.settings import BUNDLED_CORPUS, Settings
 from rag.types import Paper
 
@@ -211,7 +212,24 @@ def open_assistant(
     from rag.answer.assistant import Assistant
 
     retriever = retriever or open_retriever(settings, embedder=embedder, store=store, one_shot=one_shot)
-    return Assistant(settings.answer, retriever, chats or Chats(settings, chat_model), runlog=settings.runlog_path)
+    return Assistant(settings.answer, retriever, chats or Chats(settings, chat_model), runlog=settings.runlog_path,
+                     judge=judge_model(settings))  # fmt: skip
+
+
+def judge_model(settings: Settings) -> SupportJudge | None:
+    """The learned support judge (int8 ONNX built into rag/models by `make train-judge`) when `judge = "learned"`,
+    else None. ConfigError when it was asked for and is not built (its weights are not committed)."""
+    if settings.answer.judge != "learned":
+        return None
+    from rag.adapters.judge_onnx import JUDGE_PATH, OnnxJudge
+
+    if not JUDGE_PATH.exists():
+        raise ConfigError(
+            f"judge (RAG_JUDGE): 'learned' needs {JUDGE_PATH.name}, which is not built here; run `make train-judge` "
+            "(about 45 min) or use the default 'rules'"
+        )
+
+    return OnnxJudge()
 
 
 def open_draft_checker(settings: Settings, retriever: Retriever) -> DraftChecker:
@@ -221,7 +239,7 @@ def open_draft_checker(settings: Settings, retriever: Retriever) -> DraftChecker
     from rag.check.run import DraftChecker
 
     library = Library(indexed_papers(settings, store=retriever.store))
-    return DraftChecker.over(retriever, library, settings.answer, k=settings.retrieval.k)
+    return DraftChecker.over(retriever, library, settings.answer, k=settings.retrieval.k, model=judge_model(settings))
 
 
 def draft_second_opinion(settings: Settings, chats: ChatProvider, model: str | None = None) -> SecondOpinion:
@@ -234,64 +252,6 @@ def draft_second_opinion(settings: Settings, chats: ChatProvider, model: str | N
         raise ConfigError("no OpenAI-compatible endpoint is configured: set OPENAI_BASE_URL or RAG_PRESET")
     chat, prompts = chats.chat("openai", model), settings.answer.prompts_dir
     return lambda claims: llm_check(chat, claims, prompts)
-
-
-class Chats:
-    """rag.answer.backends.ChatProvider: `openai` is any OpenAI-compatible endpoint; `local` starts llama.cpp's
-    server with the configured GGUF once (two sessions choosing it at once start one) and stops it on close."""
-
-    def __init__(self, settings: Settings, override: ChatModel | None = None) -> None:
-        self.settings = settings
-        self.override = override
-        self._local: ChatModel | None = None
-        self._stop_local: Callable[[], None] | None = None
-        self._lock = threading.Lock()
-
-    def configured(self) -> bool:
-        endpoint = self.settings.endpoint
-        return self.override is not None or bool(endpoint.openai_base_url or endpoint.openai_api_key)
-
-    def chat(self, backend: str, model: str | None) -> ChatModel:
-        if self.override is not None:
-            return self.override
-        if backend == "local":
-            with self._lock:
-                if self._local is None:
-                    from rag.adapters.llamacpp import LocalServer
-
-                    server = LocalServer.from_settings(self.settings.endpoint, log_dir=self.settings.home).start()
-                    self._local, self._stop_local = server.chat_model(self.settings.endpoint), server.stop
-                return self._local
-        if backend == "openai":
-            from rag.adapters.openai.chat import OpenAIChatModel
-
-            return OpenAIChatModel.from_settings(self.settings.endpoint, model=model)
-        raise ConfigError(f"unknown answer backend '{backend}'")
-
-    def unavailable(self, backend: str) -> str | None:
-        """Why `backend` cannot answer on this machine, in one line; None when it can (the UI offers only those)."""
-        if backend == "openai" and not self.configured():
-            return "no OpenAI-compatible endpoint is configured (OPENAI_BASE_URL or RAG_PRESET)"
-        if backend == "local" and self.override is None:
-            from rag.adapters.llamacpp import local_model_path, require_llama_cpp
-
-            try:
-                require_llama_cpp()
-                local_model_path(self.settings.endpoint)
-            except ConfigError as exc:
-                return str(exc).split(":")[0]  # "llama-cpp-python is not installed"
-        return None
-
-    def capable(self, chat: ChatModel) -> bool:
-        if chat.backend == "fake":  # a scripted test double replays text; it cannot judge claims
-            return False
-        return chat.backend != "local" or bool(self.settings.endpoint.local_model_path)
-
-    def close(self) -> None:
-        with self._lock:
-            stop, self._stop_local, self._local = self._stop_local, None, None
-        if stop is not None:
-            stop()
 
 
 def search(settings: Settings, query: str, k: int | None = None, **kwargs: Any) -> list[Any]:
