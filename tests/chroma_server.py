@@ -1,6 +1,7 @@
 """A real `chroma run` server on 127.0.0.1 for the store contract tests.
 
-CI starts one and exports RAG_TEST_CHROMA_URL; without it the tests start their own."""
+The `chroma_url` session fixture (tests/conftest.py) starts one (`.venv/bin/chroma run` on a free port, a temporary
+path) and stops it at the end of the session; RAG_TEST_CHROMA_URL points the tests at another server instead."""
 
 from __future__ import annotations
 

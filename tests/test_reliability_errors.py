@@ -3,7 +3,7 @@ read-only, is full, or holds a damaged chroma.sqlite3; out-of-range settings thr
 `--json` commands the same error as a JSON object on stdout.
 
 The disk faults are real: a tmpfs of a few hundred kB that fills up, remounted read-only or larger (needs root, as
-in CI; skipped elsewhere)."""
+in CI; elsewhere skipped with the reason in the summary, or failed under RAG_REQUIRE_DISK_FAULTS=1)."""
 
 from __future__ import annotations
 
