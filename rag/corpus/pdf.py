@@ -22,6 +22,7 @@ from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
 INSTALL_HINT = "reading PDFs needs the optional pypdf package: pip install -e '.[pdf]' (or: pip install pypdf)"
 HEAD_PAGES = 2  # pages searched for the title and abstract when the full text is not wanted
+MIN_PAGE_CHARS = 20  # fewer visible characters in pypdf's layout text: try its plain mode for that page
 
 
 def _title_by_size(page: Any) -> str | None:
@@ -46,10 +47,24 @@ def _title_by_size(page: Any) -> str | None:
     return good_title(title)
 
 
+def _visible(text: str) -> int:
+    return len(re.sub(r"\s", "", text))
+
+
+def _page_text(page: Any) -> str:
+    """pypdf's layout text (it keeps columns apart), else its plain text: layout mode returns nothing for a page
+    whose content sits in a Form XObject, where plain mode reads it all (issue 35)."""
+    layout = page.extract_text(extraction_mode="layout")
+    if _visible(layout) >= MIN_PAGE_CHARS:
+        return str(layout)
+    plain = page.extract_text()
+    return str(plain) if _visible(plain) > _visible(layout) else str(layout)
+
+
 def _fields(source: Source, reader: Any) -> Fields | str:
     wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
-    pages = [reading_order(page.extract_text(extraction_mode="layout")) for page in wanted]
-    if sum(len(re.sub(r"\s", "", line)) for lines in pages for line in lines) < 20:
+    pages = [reading_order(_page_text(page)) for page in wanted]
+    if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}
     title = good_title(meta.get("/Title")) or _title_by_size(reader.pages[0])

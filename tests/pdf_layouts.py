@@ -1,0 +1,94 @@
+"""PDFs laid out the way real papers are (issue 35), made in the test with fpdf2 and pypdf: a page whose text sits
+in a Form XObject, arXiv's rotated side stamp, a conference running header above a two-line title, a journal's
+junk metadata title, a DOI broken across lines, compound words hyphenated at a line end, a body with bracketed
+reference markers, and a thesis with no abstract."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fpdf import FPDF
+
+from tests.pdf_fixtures import GLACIER_ABSTRACT
+
+TITLE_LINES = ("Sparse Mixture Routing for Glacier Radar", "Sounding with Eight Experts")
+STAMP = "arXiv:2401.01234v2  [cs.LG]  3 Jan 2024"
+HEADER = "Published as a conference paper at ICLR 2024"
+
+
+def _line(pdf: FPDF, text: str, size: float = 10, style: str = "", align: str = "L", h: float = 5) -> None:
+    pdf.set_font("Helvetica", style, size)
+    pdf.multi_cell(0, h, text, align=align, new_x="LMARGIN", new_y="NEXT")
+
+
+def arxiv_paper(
+    path: Path,
+    *,
+    header: str | None = HEADER,
+    stamp: str | None = STAMP,
+    meta_title: str | None = None,
+    doi_lines: tuple[str, str] | None = None,
+    abstract: str = GLACIER_ABSTRACT,
+    body: str = "Ice sheets lose mass. Radar sounding measures their thickness from aircraft. " * 3,
+) -> Path:
+    """An arXiv version of a conference paper: a small running header, a two-line title in large type, the
+    rotated stamp in the left margin, the abstract under its heading and an introduction."""
+    pdf = FPDF(format="letter")
+    pdf.set_auto_page_break(False)
+    if meta_title:
+        pdf.set_title(meta_title)
+    pdf.add_page()
+    if header:
+        _line(pdf, header, 9)
+        pdf.ln(6)
+    for line in TITLE_LINES:
+        _line(pdf, line, 17, "B", "C", 8)
+    _line(pdf, "Ingrid Sorensen, Tomas Ruiz", 11, align="C")
+    if stamp:
+        pdf.set_font("Times", "", 20)
+        with pdf.rotation(90, 12, 200):
+            pdf.text(12, 200, stamp)
+    pdf.ln(4)
+    _line(pdf, "Abstract", 11, "B", "C")
+    _line(pdf, abstract)
+    pdf.ln(4)
+    _line(pdf, "1 Introduction", 12, "B")
+    _line(pdf, body)
+    if doi_lines:
+        pdf.ln(4)
+        for line in doi_lines:
+            _line(pdf, line, 8)
+    pdf.output(str(path))
+    return path
+
+
+def in_form_xobject(path: Path) -> Path:
+    """The same PDF with each page's content moved into a Form XObject the page only draws (as some PDF
+    producers and stamping tools write them): pypdf's layout mode returns nothing for such a page."""
+    import pypdf
+    from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, StreamObject
+
+    reader = pypdf.PdfReader(path)
+    writer = pypdf.PdfWriter()
+    for source in reader.pages:
+        page = writer.add_page(source)
+        form = StreamObject()
+        form.set_data(page.get_contents().get_data())  # type: ignore[union-attr]
+        box = [FloatObject(float(v)) for v in page.mediabox]
+        form.update(
+            {
+                NameObject("/Type"): NameObject("/XObject"),
+                NameObject("/Subtype"): NameObject("/Form"),
+                NameObject("/BBox"): ArrayObject(box),
+                NameObject("/Resources"): page["/Resources"],
+            }
+        )
+        draw = StreamObject()
+        draw.set_data(b"q /Fm0 Do Q")
+        page[NameObject("/Contents")] = writer._add_object(draw)
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/XObject"): DictionaryObject({NameObject("/Fm0"): writer._add_object(form)})}
+        )
+    with path.open("wb") as out:
+        writer.write(out)
+    return path
