@@ -80,8 +80,8 @@ def _fields(source: Source, reader: Any) -> Fields | str:
             abstract, number, end = subject, 0, 0
         else:
             return "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph)"
-    first_page = "\n".join(pages[0])
-    ids = identifiers(first_page)
+    # plain mode keeps rotated text (arXiv's side stamp), which layout mode drops
+    ids = identifiers("\n".join(pages[0]) + "\n" + str(reader.pages[0].extract_text()))
     author = meta.get("/Author")
     fields: Fields = {
         "id": valid_id(slugify(source.path.stem)) or "paper",
