@@ -23,3 +23,20 @@ def test_the_rotated_arxiv_stamp_gives_the_id_and_the_year(tmp_path: Path) -> No
     assert (paper.arxiv_id, paper.year) == ("2401.01234", 2024)  # was (None, None): --year-min hid every PDF
     (paper,) = read_papers([layouts.in_form_xobject(layouts.arxiv_paper(tmp_path / "form.pdf"))])
     assert (paper.arxiv_id, paper.year) == ("2401.01234", 2024)
+
+
+FULL_TITLE = " ".join(layouts.TITLE_LINES)
+
+
+def test_a_running_header_is_never_the_title_and_both_title_lines_are_kept(tmp_path: Path) -> None:
+    (paper,) = read_papers([layouts.arxiv_paper(tmp_path / "iclr.pdf")])
+    assert paper.title == FULL_TITLE  # was "Published as a conference paper at ICLR 2024", or the first line only
+    (paper,) = read_papers([layouts.arxiv_paper(tmp_path / "plain.pdf", header=None, stamp=None)])
+    assert paper.title == FULL_TITLE
+
+
+def test_a_metadata_title_is_taken_only_when_page_one_shows_it(tmp_path: Path) -> None:
+    (paper,) = read_papers([layouts.arxiv_paper(tmp_path / "junk.pdf", meta_title="JCB_201805123 1..12")])
+    assert paper.title == FULL_TITLE  # a journal's internal file code is no title
+    (paper,) = read_papers([layouts.arxiv_paper(tmp_path / "good.pdf", meta_title=FULL_TITLE.upper())])
+    assert paper.title == FULL_TITLE.upper()  # it agrees with page 1: the producer's own text is kept

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import re
-import statistics
 from collections.abc import Iterator
 from typing import Any
 
 from rag.corpus.paper_fields import valid_id
-from rag.corpus.pdf_layout import find_abstract, good_title, identifiers, reading_order, sections
+from rag.corpus.pdf_layout import find_abstract, reading_order, sections
+from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
@@ -26,25 +26,18 @@ MIN_PAGE_CHARS = 20  # fewer visible characters in pypdf's layout text: try its 
 
 
 def _title_by_size(page: Any) -> str | None:
-    """The text set in the largest type in the top half of the page, when it stands out from the body text."""
-    runs: list[tuple[float, float, str]] = []
-    height = float(page.mediabox.height)
+    """The title set in the largest upright type on the page (rag.corpus.pdf_meta), from pypdf's text runs."""
+    runs: list[Run] = []
 
     def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
         if text.strip():
-            scale = abs(tm[3] * cm[3]) or 1.0
+            scale = abs(tm[3] * cm[3]) or abs(tm[1] * cm[0]) or 1.0
             y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-            runs.append((size * scale, y, text))
+            upright = abs(tm[1]) < 1e-6 and abs(cm[1]) < 1e-6 and tm[0] * cm[0] > 0
+            runs.append(Run(size * scale, y, text, upright))
 
     page.extract_text(visitor_text=visit)
-    if len(runs) < 2:
-        return None
-    body = statistics.median(s for s, _, _ in runs)
-    biggest = max(s for s, _, _ in runs)
-    if biggest < 1.15 * body:
-        return None
-    title = " ".join(t.strip() for s, y, t in runs if s >= 0.95 * biggest and y > height / 2)
-    return good_title(title)
+    return title_from_runs(runs, float(page.mediabox.height))
 
 
 def _visible(text: str) -> int:
@@ -67,7 +60,8 @@ def _fields(source: Source, reader: Any) -> Fields | str:
     if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}
-    title = good_title(meta.get("/Title")) or _title_by_size(reader.pages[0])
+    plain_first = str(reader.pages[0].extract_text())  # keeps rotated text (arXiv's side stamp): layout drops it
+    title = choose_title(meta.get("/Title"), _title_by_size(reader.pages[0]), plain_first)
     found, number, abstract, end = None, 0, "", 0
     for page_index, lines in enumerate(pages[:HEAD_PAGES]):
         skip = next((i + 1 for i, line in enumerate(lines) if title and line and line in title), 0)
@@ -80,12 +74,11 @@ def _fields(source: Source, reader: Any) -> Fields | str:
             abstract, number, end = subject, 0, 0
         else:
             return "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph)"
-    # plain mode keeps rotated text (arXiv's side stamp), which layout mode drops
-    ids = identifiers("\n".join(pages[0]) + "\n" + str(reader.pages[0].extract_text()))
+    ids = identifiers("\n".join(pages[0]) + "\n" + plain_first)
     author = meta.get("/Author")
     fields: Fields = {
         "id": valid_id(slugify(source.path.stem)) or "paper",
-        "title": title or next((line for line in pages[0] if len(line) > 3), None),
+        "title": title or next((line for line in pages[0] if good_title(line)), None),
         "abstract": abstract,
         "authors": author if isinstance(author, str) else None,
         "year": ids.get("year"),

@@ -1,4 +1,4 @@
-"""A PDF's extracted text -> a paper: reading order, title, abstract and (with --full-text) its sections.
+"""A PDF's extracted text -> a paper: reading order, abstract and (with --full-text) its sections.
 
 Works on the text pypdf lays out per page (rag.corpus.pdf): one string per page in which each text line keeps
 its horizontal position. Two-column pages are recognised by a gutter, a run of blank character columns near
@@ -24,9 +24,6 @@ _KNOWN = {
 }  # fmt: skip
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
-_ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
-_DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
-_BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
 MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
 MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
@@ -178,20 +175,3 @@ def _close(out: list[Section], page: int, heading: str | None, lines: list[str])
     if text:
         out.append(Section(page, heading, text))
     lines.clear()
-
-
-def good_title(title: object) -> str | None:
-    if not isinstance(title, str):
-        return None
-    title = _norm(title)
-    return title if len(title) >= 4 and not _BAD_TITLES.match(title) else None
-
-
-def identifiers(first_page: str) -> dict[str, str]:
-    """arXiv id and year from arXiv's side stamp, and a DOI, when the first page shows them."""
-    found: dict[str, str] = {}
-    if m := _ARXIV_STAMP_RE.search(first_page):
-        found["arxiv_id"], found["year"] = m.group(1), m.group(2)
-    if m := _DOI_RE.search(first_page):
-        found["doi"] = m.group(1)
-    return found
