@@ -92,3 +92,46 @@ def in_form_xobject(path: Path) -> Path:
     with path.open("wb") as out:
         writer.write(out)
     return path
+
+
+AUTHORS = (
+    "Amara Okafor1,2, Lucia Ferreira1, Henrik Dahl3, Mei Tanaka2,4, Samuel Osei1, Priya Raman3, Jonas Weber4, "
+    "1 Department of Epidemiology, University of Lagos, Nigeria; 2 Institute of Tropical Medicine, Antwerp, "
+    "Belgium; 3 Karolinska Institutet, Stockholm, Sweden; 4 Graduate School of Medicine, Kyoto University, Japan"
+)
+BIO_ABSTRACT = (
+    "Malaria remains a leading cause of death in children under five. We followed 1,204 children in two districts "
+    "for two rainy seasons and compared bed nets treated with a new insecticide against standard nets. The new "
+    "nets cut clinical malaria episodes by 38 percent and were well-tolerated by every household we visited."
+)
+LICENCE = (
+    "Copyright: © 2021 Okafor et al. This is an open access article distributed under the terms of the Creative "
+    "Commons Attribution License, which permits unrestricted use, distribution, and reproduction in any medium."
+)
+
+
+def journal_article(path: Path, *, heading: bool) -> Path:
+    """A biomedical journal's first page: a long author and affiliation list, the abstract (under a heading, or
+    as a bare paragraph), then received dates, the licence text and a DOI broken across two lines."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_title("PONE-D-21-01234 1..12")  # a journal's internal file code, not the title
+    pdf.add_page()
+    _line(pdf, "Treated Bed Nets and Childhood Malaria in Two", 16, "B", h=8)
+    _line(pdf, "Districts: a Cohort Study", 16, "B", h=8)
+    _line(pdf, AUTHORS, 9)
+    pdf.ln(4)
+    if heading:
+        _line(pdf, "Abstract", 11, "B")
+    lines = BIO_ABSTRACT.replace("well-tolerated", "well-\ntolerated").split("\n")  # the hyphen ends a line
+    for line in lines:
+        _line(pdf, line)
+    _line(pdf, "Received: March 3, 2021; Accepted: June 1, 2021; Published: July 9, 2021", 8)
+    _line(pdf, LICENCE, 8)
+    _line(pdf, "https://doi.org/10.1371/journal.", 8)
+    _line(pdf, "pone.0254321", 8)
+    pdf.ln(4)
+    _line(pdf, "Introduction", 12, "B")
+    _line(pdf, "Malaria kills hundreds of thousands of children every year. " * 3)
+    pdf.output(str(path))
+    return path

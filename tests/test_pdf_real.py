@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rag.corpus import read_papers
 from tests import pdf_layouts as layouts
 from tests.pdf_fixtures import GLACIER_ABSTRACT
@@ -40,3 +42,23 @@ def test_a_metadata_title_is_taken_only_when_page_one_shows_it(tmp_path: Path) -
     assert paper.title == FULL_TITLE  # a journal's internal file code is no title
     (paper,) = read_papers([layouts.arxiv_paper(tmp_path / "good.pdf", meta_title=FULL_TITLE.upper())])
     assert paper.title == FULL_TITLE.upper()  # it agrees with page 1: the producer's own text is kept
+
+
+@pytest.mark.parametrize("heading", [True, False], ids=["under-heading", "bare-paragraph"])
+def test_a_journal_abstract_leaves_out_authors_dates_and_licence(tmp_path: Path, heading: bool) -> None:
+    (paper,) = read_papers([layouts.journal_article(tmp_path / "malaria.pdf", heading=heading)])
+    assert paper.abstract == layouts.BIO_ABSTRACT  # "well-tolerated" keeps its hyphen across the line break
+    assert paper.title == "Treated Bed Nets and Childhood Malaria in Two Districts: a Cohort Study"
+
+
+def test_a_doi_broken_across_lines_is_whole(tmp_path: Path) -> None:
+    (paper,) = read_papers([layouts.journal_article(tmp_path / "malaria.pdf", heading=True)])
+    assert paper.doi == "10.1371/journal.pone.0254321"  # was "10.1371/journal": a broken link under every hit
+
+
+def test_ligatures_are_unfolded_and_line_end_hyphens_undone_only_where_they_split_a_word(tmp_path: Path) -> None:
+    from rag.corpus.pdf_layout import find_abstract, reading_order
+
+    lines = reading_order("Abstract\nWe ﬁnd that well-\ntrained repre-\nsentations of ﬂow are self-\nsupervised.")
+    found = find_abstract(lines)
+    assert found and found[0] == "We find that well-trained representations of flow are self-supervised."

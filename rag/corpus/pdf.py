@@ -64,7 +64,7 @@ def _fields(source: Source, reader: Any) -> Fields | str:
     title = choose_title(meta.get("/Title"), _title_by_size(reader.pages[0]), plain_first)
     found, number, abstract, end = None, 0, "", 0
     for page_index, lines in enumerate(pages[:HEAD_PAGES]):
-        skip = next((i + 1 for i, line in enumerate(lines) if title and line and line in title), 0)
+        skip = max((i + 1 for i, line in enumerate(lines[:20]) if title and len(line) > 3 and line in title), default=0)
         if (found := find_abstract(lines, skip)) is not None:
             (abstract, end), number = found, page_index
             break

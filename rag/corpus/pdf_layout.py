@@ -14,7 +14,22 @@ from collections.abc import Sequence
 from rag.types import Section
 
 _ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–-]\s*|\s+|$)(.*)$", re.IGNORECASE)
-_STOP_RE = re.compile(r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format)\b", re.IGNORECASE)
+_STOP_RE = re.compile(
+    r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format|categories and subject descriptors"
+    r"|general terms|received|accepted|published|citation|editor|academic editor|correspondence|copyright|©"
+    r"|funding|competing interests|data availability|author summary|open access|https?://doi\.org|doi:"
+    r"|this is an open access article|licensed under|\*\s*corresponding author)\b",
+    re.IGNORECASE,
+)  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
+_FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
+MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+# a line-end hyphen after these is a real one ("well-trained"), not a word split by the typesetter
+_COMPOUND_HEADS = frozenset(
+    "well self non semi multi cross state end fine low high large small long short one two three data task "
+    "real half full zero few open closed pair point class sample case time"
+    .split()
+)  # fmt: skip
 _NUMBERED_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H]\.?)\s+(\S.{0,90})$")
 _KNOWN = {
     "introduction", "related work", "related works", "background", "preliminaries", "method", "methods",
@@ -29,7 +44,7 @@ MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abs
 
 
 def _norm(line: str) -> str:
-    return " ".join(line.split())
+    return " ".join(line.translate(_LIGATURES).split())
 
 
 def _gutter(lines: Sequence[str]) -> int | None:
@@ -108,9 +123,23 @@ def _paragraph_text(lines: Sequence[str]) -> str:
     for line in lines:
         if not line:
             continue
-        hyphenated = out.endswith("-") and line[:1].islower()  # "repre-" + "sentation"
-        out = out[:-1] + line if hyphenated else (f"{out} {line}" if out else line)
+        if out.endswith("-") and line[:1].islower():
+            head = re.findall(r"[A-Za-z]+$", out[:-1])
+            compound = bool(head) and (head[0].lower() in _COMPOUND_HEADS or "-" in out.rsplit(" ", 1)[-1][:-1])
+            out = out + line if compound else out[:-1] + line  # "well-" + "trained"; "repre-" + "sentation"
+        else:
+            out = f"{out} {line}" if out else line
     return out
+
+
+def _prose(text: str) -> bool:
+    """A paragraph of sentences, not an author list, affiliations or licence text."""
+    words = re.findall(r"[A-Za-z]+", text.lower())
+    return bool(words) and sum(w in _FUNCTION_WORDS for w in words) >= MIN_PROSE_SHARE * len(words)
+
+
+def _finish(text: str) -> str:
+    return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
 
 
 def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
@@ -131,16 +160,17 @@ def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None
             j += 1
         text = _paragraph_text(body)
         if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
-            return text, j
+            return _finish(text), j
     paragraph: list[str] = []
     for i, line in enumerate([*lines, ""]):
         if i < skip:
             continue
-        if line and not heading_title(line):
+        if line and not heading_title(line) and not _STOP_RE.match(line):
             paragraph.append(line)
             continue
-        if len(_paragraph_text(paragraph).split()) >= MIN_ABSTRACT_WORDS:
-            return _paragraph_text(paragraph), i
+        text = _paragraph_text(paragraph)
+        if len(text.split()) >= MIN_ABSTRACT_WORDS and _prose(text):
+            return _finish(text), i
         paragraph = []
     return None
 

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 _ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
 _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
+_DOI_TAIL_RE = re.compile(r"([./_-]?)[ \t]*\n[ \t]*([-._;()/:A-Za-z0-9]+)(?=\s|$)")
 _BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
 _RUNNING_HEADER = re.compile(
     r"^(published|accepted|under review|preprint|to appear|proceedings|workshop|in proceedings|journal of|vol\.)"
@@ -110,5 +111,16 @@ def identifiers(first_page: str) -> dict[str, str]:
     if m := _ARXIV_STAMP_RE.search(first_page):
         found["arxiv_id"], found["year"] = m.group(1), m.group(2)
     if m := _DOI_RE.search(first_page):
-        found["doi"] = m.group(1)
+        found["doi"] = m.group(1) + _doi_rest(first_page[m.end() :])
     return found
+
+
+def _doi_rest(after: str) -> str:
+    """The part of a DOI on the next line: "10.1371/journal." / "pone.0254321". Only a separator at the break, or
+    a next line that is one DOI-like token (a digit and a dot or slash in it) continues it; "Keywords" or
+    "1 Introduction" on the next line does not."""
+    m = _DOI_TAIL_RE.match(after)
+    if not m:
+        return ""
+    sep, tail = m.group(1), m.group(2).rstrip(".,;)")
+    return sep + tail if sep or (re.search(r"\d", tail) and re.search(r"[./]", tail)) else ""
