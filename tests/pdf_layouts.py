@@ -135,3 +135,36 @@ def journal_article(path: Path, *, heading: bool) -> Path:
     _line(pdf, "Malaria kills hundreds of thousands of children every year. " * 3)
     pdf.output(str(path))
     return path
+
+
+THESIS_OPENING = (
+    "Coastal wetlands store carbon in their soils for thousands of years, yet we know little about how fast they "
+    "lose it once drained. This thesis measures soil carbon in forty drained and forty intact marshes of the Wadden "
+    "Sea and models the loss over a century."
+)
+
+
+def thesis(path: Path) -> Path:
+    """A doctoral thesis: a title page, a short declaration, a table of contents, then chapter 1; no abstract."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.ln(40)
+    _line(pdf, "Carbon Loss from Drained Coastal Wetlands", 20, "B", "C", 10)
+    _line(pdf, "Femke de Vries", 12, align="C")
+    _line(pdf, "A thesis submitted for the degree of Doctor of Philosophy", 11, align="C")
+    _line(pdf, "University of Groningen, 2019", 11, align="C")
+    pdf.add_page()
+    _line(pdf, "Declaration", 14, "B")
+    _line(pdf, "I declare that this thesis is my own work and has not been submitted elsewhere.")
+    pdf.add_page()
+    _line(pdf, "Contents", 14, "B")
+    for entry in ("1 Introduction  1", "2 Field sites  9", "3 Soil carbon  21"):
+        _line(pdf, entry)
+    pdf.add_page()
+    _line(pdf, "1 Introduction", 14, "B")
+    _line(pdf, THESIS_OPENING)
+    pdf.ln(3)
+    _line(pdf, "Drained marshes subside. Their soils oxidise and the carbon returns to the air as it dries. " * 2)
+    pdf.output(str(path))
+    return path

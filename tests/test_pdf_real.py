@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.corpus import read_papers
+from rag.errors import CorpusError
 from tests import pdf_layouts as layouts
 from tests.pdf_fixtures import GLACIER_ABSTRACT
 
@@ -62,3 +63,14 @@ def test_ligatures_are_unfolded_and_line_end_hyphens_undone_only_where_they_spli
     lines = reading_order("Abstract\nWe ﬁnd that well-\ntrained repre-\nsentations of ﬂow are self-\nsupervised.")
     found = find_abstract(lines)
     assert found and found[0] == "We find that well-trained representations of flow are self-supervised."
+
+
+def test_a_thesis_indexes_with_full_text_using_its_first_section_and_says_how_otherwise(tmp_path: Path) -> None:
+    path = layouts.thesis(tmp_path / "thesis.pdf")
+    (paper,) = read_papers([path], full_text=True)  # was: "no abstract found on the first pages", exit 2
+    assert paper.title == "Carbon Loss from Drained Coastal Wetlands"
+    assert paper.abstract == layouts.THESIS_OPENING
+    assert [s.heading for s in paper.body][:1] == ["1 Introduction"] and paper.body[0].page == 4
+    with pytest.raises(CorpusError) as info:
+        read_papers([path])
+    assert "no abstract found on the first pages" in str(info.value) and "--full-text" in str(info.value)

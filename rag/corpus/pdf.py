@@ -22,6 +22,10 @@ from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
 INSTALL_HINT = "reading PDFs needs the optional pypdf package: pip install -e '.[pdf]' (or: pip install pypdf)"
 HEAD_PAGES = 2  # pages searched for the title and abstract when the full text is not wanted
+NO_ABSTRACT = (
+    "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph); "
+    "a thesis or report? with --full-text its first paragraph of prose stands in for the abstract"
+)
 MIN_PAGE_CHARS = 20  # fewer visible characters in pypdf's layout text: try its plain mode for that page
 
 
@@ -68,12 +72,16 @@ def _fields(source: Source, reader: Any) -> Fields | str:
         if (found := find_abstract(lines, skip)) is not None:
             (abstract, end), number = found, page_index
             break
+    subject = meta.get("/Subject")
+    if found is None and isinstance(subject, str) and len(subject.split()) >= 25:
+        found, abstract, number, end = (subject, 0), subject, 0, 0
+    if found is None and source.options.full_text:  # a thesis or report: its first paragraph of prose stands in
+        for page_index, lines in enumerate(pages[HEAD_PAGES:], HEAD_PAGES):
+            if (found := find_abstract(lines)) is not None:
+                abstract, number, end = found[0], page_index, 0  # the body keeps that whole page
+                break
     if found is None:
-        subject = meta.get("/Subject")
-        if isinstance(subject, str) and len(subject.split()) >= 25:
-            abstract, number, end = subject, 0, 0
-        else:
-            return "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph)"
+        return NO_ABSTRACT
     ids = identifiers("\n".join(pages[0]) + "\n" + plain_first)
     author = meta.get("/Author")
     fields: Fields = {
