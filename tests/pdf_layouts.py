@@ -168,3 +168,27 @@ def thesis(path: Path) -> Path:
     _line(pdf, "Drained marshes subside. Their soils oxidise and the carbon returns to the air as it dries. " * 2)
     pdf.output(str(path))
     return path
+
+
+SECTIONS = ("Introduction", "Method", "Results", "Discussion")
+
+
+def with_running_lines(path: Path, pages: int = 4) -> Path:
+    """A paper whose every page carries a running header and a footer with the page number, as journals and
+    conference templates set them."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    for n in range(1, pages + 1):
+        pdf.add_page()
+        _line(pdf, HEADER, 9, align="C")
+        pdf.ln(4)
+        if n == 1:
+            _line(pdf, "Sparse Mixture Routing for Glacier Radar Sounding", 17, "B", "C", 9)
+            _line(pdf, "Abstract", 11, "B", "C")
+            _line(pdf, GLACIER_ABSTRACT)
+        _line(pdf, f"{n} {SECTIONS[n - 1]}", 12, "B")
+        _line(pdf, f"The {SECTIONS[n - 1].lower()} says one thing about radar echoes and ice. " * 4)
+        pdf.set_y(-20)
+        _line(pdf, f"Journal of Glaciology, Vol. 12 - Page {n}", 8, align="C")
+    pdf.output(str(path))
+    return path

@@ -74,3 +74,19 @@ def test_a_thesis_indexes_with_full_text_using_its_first_section_and_says_how_ot
     with pytest.raises(CorpusError) as info:
         read_papers([path])
     assert "no abstract found on the first pages" in str(info.value) and "--full-text" in str(info.value)
+
+
+def test_full_text_leaves_out_running_headers_and_footers(tmp_path: Path) -> None:
+    (paper,) = read_papers([layouts.with_running_lines(tmp_path / "running.pdf")], full_text=True)
+    assert [(s.page, s.heading) for s in paper.body] == [(n, f"{n} {layouts.SECTIONS[n - 1]}") for n in range(1, 5)]
+    text = " ".join(s.text for s in paper.body)
+    assert "conference paper" not in text and "Journal of Glaciology" not in text
+    assert text.startswith("The introduction says one thing")
+
+
+def test_an_algorithm_line_is_no_section_heading() -> None:
+    from rag.corpus.pdf_layout import heading_title
+
+    assert heading_title("26 L =LX +λuLU +λrLreg //total loss") is None
+    assert heading_title("4 W(2) = GMM(X,Y,θ(1))") is None
+    assert heading_title("3.1 CO-DIVIDE BY LOSS MODELING") == "CO-DIVIDE BY LOSS MODELING"

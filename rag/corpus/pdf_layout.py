@@ -37,8 +37,11 @@ _KNOWN = {
     "discussion", "limitations", "conclusion", "conclusions", "future work", "acknowledgments",
     "acknowledgements", "references", "bibliography", "appendix", "appendices", "supplementary material",
 }  # fmt: skip
+_FORMULA_RE = re.compile(r"[=+<>{}|\\^_∈∑←→]|//")
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
+EDGE_LINES = 3  # lines at the top and at the bottom of a page where running headers and footers sit
+RUNNING_SHARE = 0.4
 MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
 MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
@@ -100,6 +103,30 @@ def reading_order(page_text: str) -> list[str]:
     return out
 
 
+def _edge_key(line: str) -> str:
+    return re.sub(r"\d+", "#", line.casefold())
+
+
+def drop_running_lines(pages: Sequence[Sequence[str]]) -> list[list[str]]:
+    """The pages without their running headers and footers: a line among the first or last EDGE_LINES of a page
+    that recurs (page numbers aside) at the edge of at least RUNNING_SHARE of the pages, and at least 3 of them."""
+    edges: list[set[str]] = []
+    for lines in pages:
+        text = [line for line in lines if line]
+        edges.append({_edge_key(line) for line in text[:EDGE_LINES] + text[-EDGE_LINES:]})
+    counts: dict[str, int] = {}
+    for keys in edges:
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+    running = {key for key, n in counts.items() if n >= max(3, RUNNING_SHARE * len(pages))}
+    out = []
+    for lines in pages:
+        filled = [i for i, line in enumerate(lines) if line]
+        edge = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+        out.append([line for i, line in enumerate(lines) if i not in edge or _edge_key(line) not in running])
+    return out
+
+
 def heading_title(line: str) -> str | None:
     """The title of a section heading line ("3.1 Training" -> "Training"), or None when it is no heading."""
     text = line.strip()
@@ -114,6 +141,8 @@ def heading_title(line: str) -> str | None:
     words = title.split()
     alpha = [w for w in words if re.search(r"[A-Za-z]{2}", w)]
     if not title[0].isupper() or len(words) > 12 or len(alpha) < max(1, 0.7 * len(words)):
+        return None
+    if _FORMULA_RE.search(title):  # a numbered line of an algorithm or an equation: "26 L = LX + λLU"
         return None
     return title
 
