@@ -90,3 +90,14 @@ def test_an_algorithm_line_is_no_section_heading() -> None:
     assert heading_title("26 L =LX +λuLU +λrLreg //total loss") is None
     assert heading_title("4 W(2) = GMM(X,Y,θ(1))") is None
     assert heading_title("3.1 CO-DIVIDE BY LOSS MODELING") == "CO-DIVIDE BY LOSS MODELING"
+
+
+def test_a_table_keeps_its_rows_apart_instead_of_a_soup_of_numbers(tmp_path: Path) -> None:
+    from rag.text import split_sentences
+
+    (paper,) = read_papers([layouts.with_table(tmp_path / "table.pdf")], full_text=True)
+    (results,) = [s for s in paper.body if s.heading == "4 Results"]
+    sentences = split_sentences(results.text)
+    assert "ResNet-50 | 76.1 | 25.6." in sentences and "DenseNet-121 | 74.9 | 8.0." in sentences
+    assert "ResNet-50 76.1 25.6 DenseNet-121" not in results.text  # was the whole table as one run of numbers
+    assert sentences[0] == "Table 1 compares the backbones on the survey lines."

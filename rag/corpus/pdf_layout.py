@@ -37,6 +37,8 @@ _KNOWN = {
     "discussion", "limitations", "conclusion", "conclusions", "future work", "acknowledgments",
     "acknowledgements", "references", "bibliography", "appendix", "appendices", "supplementary material",
 }  # fmt: skip
+_CELL_GAP = re.compile(r" {2,}")
+_NUMERIC_CELL = re.compile(r"[-+−±~≈<>]?\(?\d[\d.,]*\s*%?\)?(?:\s*±\s*[\d.,]+%?)?\*?")
 _FORMULA_RE = re.compile(r"[=+<>{}|\\^_∈∑←→]|//")
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
@@ -48,6 +50,20 @@ MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abs
 
 def _norm(line: str) -> str:
     return " ".join(line.translate(_LIGATURES).split())
+
+
+def _text(line: str) -> str:
+    """A line's text, whitespace collapsed; a table row (3 or more cells set apart by wide gaps: two fifths of them
+    numbers, or all of them one or two capitalised words, a header) as its cells joined by " | " and closed with a
+    full stop, so each row reads as a sentence of its own instead of one run of numbers with the next rows.
+    Justified prose also has wide gaps, but lower-case words and few numbers between them."""
+    cells = [c for c in _CELL_GAP.split(line.strip()) if c]
+    if len(cells) >= 3:
+        numeric = sum(bool(_NUMERIC_CELL.fullmatch(c)) for c in cells)
+        header = len(cells) <= 8 and all(len(c.split()) <= 2 and c[0].isupper() or c[0].isdigit() for c in cells)
+        if (numeric >= 2 and numeric >= 0.4 * len(cells)) or header:
+            return " | ".join(_norm(c) for c in cells).rstrip(".") + "."
+    return _norm(line)
 
 
 def _gutter(lines: Sequence[str]) -> int | None:
@@ -75,7 +91,7 @@ def reading_order(page_text: str) -> list[str]:
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
     gutter = _gutter(lines)
     if gutter is None:
-        return [_norm(line) for line in lines]
+        return [_text(line) for line in lines]
     out: list[str] = []
     left: list[str] = []
     right: list[str] = []
@@ -94,11 +110,11 @@ def reading_order(page_text: str) -> list[str]:
             continue
         if any(ch != " " for ch in line[gutter - 1 : gutter + 2]):  # crosses the gutter: a full-width line
             flush()
-            out.append(_norm(line))
+            out.append(_text(line))
             continue
         for column, part in ((left, line[:gutter]), (right, line[gutter:])):
             if part.strip():
-                column.append(_norm(part))
+                column.append(_text(part))
     flush()
     return out
 
