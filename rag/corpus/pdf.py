@@ -17,6 +17,7 @@ from typing import Any
 from rag.corpus.paper_fields import valid_id
 from rag.corpus.pdf_layout import drop_running_lines, find_abstract, reading_order, sections
 from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
+from rag.corpus.pdf_words import mend_run_together
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
@@ -60,7 +61,7 @@ def _page_text(page: Any) -> str:
 
 def _fields(source: Source, reader: Any) -> Fields | str:
     wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
-    pages = drop_running_lines([reading_order(_page_text(page)) for page in wanted])
+    pages = mend_run_together(drop_running_lines([reading_order(_page_text(page)) for page in wanted]))
     if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}
