@@ -101,3 +101,15 @@ def test_a_table_keeps_its_rows_apart_instead_of_a_soup_of_numbers(tmp_path: Pat
     assert "ResNet-50 | 76.1 | 25.6." in sentences and "DenseNet-121 | 74.9 | 8.0." in sentences
     assert "ResNet-50 76.1 25.6 DenseNet-121" not in results.text  # was the whole table as one run of numbers
     assert sentences[0] == "Table 1 compares the backbones on the survey lines."
+
+
+def test_columns_that_layout_mode_ran_together_are_read_from_plain_mode() -> None:
+    from rag.corpus.pdf_layout import columns_run_together
+
+    left = [f"left column line {i:02} of the paper's text, set in the usual" for i in range(12)]
+    right = [f"right column line {i:02} that layout mode glued onto the left" for i in range(12)]
+    layout = "\n".join(a + b for a, b in zip(left, right, strict=True))  # no gutter: "...in theright column..."
+    plain = "\n".join(left + right)
+    assert columns_run_together(layout, plain)  # chubby.pdf page 3: lines of 113 characters, 55 in plain mode
+    one_column = "\n".join(a + " " + b for a, b in zip(left, right, strict=True))
+    assert not columns_run_together(one_column, one_column)

@@ -15,7 +15,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from rag.corpus.paper_fields import valid_id
-from rag.corpus.pdf_layout import drop_running_lines, find_abstract, reading_order, sections
+from rag.corpus.pdf_layout import (
+    columns_run_together,
+    drop_running_lines,
+    find_abstract,
+    reading_order,
+    sections,
+    wide_without_gutter,
+)
 from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
 from rag.corpus.pdf_words import mend_run_together
 from rag.corpus.source_file import Source
@@ -51,12 +58,15 @@ def _visible(text: str) -> int:
 
 def _page_text(page: Any) -> str:
     """pypdf's layout text (it keeps columns apart), else its plain text: layout mode returns nothing for a page
-    whose content sits in a Form XObject, where plain mode reads it all (issue 35)."""
-    layout = page.extract_text(extraction_mode="layout")
-    if _visible(layout) >= MIN_PAGE_CHARS:
-        return str(layout)
-    plain = page.extract_text()
-    return str(plain) if _visible(plain) > _visible(layout) else str(layout)
+    whose content sits in a Form XObject, where plain mode reads it all, and on some two-column pages it runs the
+    columns together line by line, where plain mode keeps the file's (column) order (issue 35)."""
+    layout = str(page.extract_text(extraction_mode="layout"))
+    if _visible(layout) >= MIN_PAGE_CHARS and not wide_without_gutter(layout):
+        return layout
+    plain = str(page.extract_text())
+    if _visible(layout) >= MIN_PAGE_CHARS:  # two columns layout mode may have run together line by line
+        return plain if columns_run_together(layout, plain) else layout
+    return plain if _visible(plain) > _visible(layout) else layout
 
 
 def _fields(source: Source, reader: Any) -> Fields | str:

@@ -42,6 +42,8 @@ _NUMERIC_CELL = re.compile(r"[-+−±~≈<>]?\(?\d[\d.,]*\s*%?\)?(?:\s*±\s*[\d.
 _FORMULA_RE = re.compile(r"[=+<>{}|\\^_∈∑←→]|//")
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
+MERGED_WIDTH = 105  # median characters per layout line from which a page may be two columns run together
+MERGED_RATIO = 0.65  # plain mode's median line against layout mode's when the columns were run together
 EDGE_LINES = 3  # lines at the top and at the bottom of a page where running headers and footers sit
 RUNNING_SHARE = 0.4
 MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
@@ -84,6 +86,22 @@ def _gutter(lines: Sequence[str]) -> int | None:
         return None
     plateau = [c for c, n in counts.items() if n == best]
     return plateau[len(plateau) // 2]
+
+
+def _median_width(text: str) -> int:
+    widths = sorted(len(line.strip()) for line in text.split("\n") if len(line.strip()) > 20)
+    return widths[len(widths) // 2] if widths else 0
+
+
+def wide_without_gutter(layout: str) -> bool:
+    """A page whose layout lines are as long as a two-column page's, with no gutter between columns."""
+    return _median_width(layout) >= MERGED_WIDTH and _gutter([line.rstrip() for line in layout.split("\n")]) is None
+
+
+def columns_run_together(layout: str, plain: str) -> bool:
+    """pypdf's layout mode glued a two-column page's columns line by line ("...in theright column..."): its lines
+    are about twice as long as the plain mode's, and no gutter separates them."""
+    return wide_without_gutter(layout) and _median_width(plain) < MERGED_RATIO * _median_width(layout)
 
 
 def reading_order(page_text: str) -> list[str]:
