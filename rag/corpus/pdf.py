@@ -11,66 +11,93 @@ from __future__ import annotations
 
 import logging
 import re
-import statistics
 from collections.abc import Iterator
 from typing import Any
 
 from rag.corpus.paper_fields import valid_id
-from rag.corpus.pdf_layout import find_abstract, good_title, identifiers, reading_order, sections
+from rag.corpus.pdf_layout import (
+    columns_run_together,
+    drop_running_lines,
+    find_abstract,
+    reading_order,
+    sections,
+    wide_without_gutter,
+)
+from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
+from rag.corpus.pdf_words import mend_run_together
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
 INSTALL_HINT = "reading PDFs needs the optional pypdf package: pip install -e '.[pdf]' (or: pip install pypdf)"
 HEAD_PAGES = 2  # pages searched for the title and abstract when the full text is not wanted
+NO_ABSTRACT = (
+    "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph); "
+    "a thesis or report? with --full-text its first paragraph of prose stands in for the abstract"
+)
+MIN_PAGE_CHARS = 20  # fewer visible characters in pypdf's layout text: try its plain mode for that page
 
 
 def _title_by_size(page: Any) -> str | None:
-    """The text set in the largest type in the top half of the page, when it stands out from the body text."""
-    runs: list[tuple[float, float, str]] = []
-    height = float(page.mediabox.height)
+    """The title set in the largest upright type on the page (rag.corpus.pdf_meta), from pypdf's text runs."""
+    runs: list[Run] = []
 
     def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
         if text.strip():
-            scale = abs(tm[3] * cm[3]) or 1.0
+            scale = abs(tm[3] * cm[3]) or abs(tm[1] * cm[0]) or 1.0
             y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-            runs.append((size * scale, y, text))
+            upright = abs(tm[1]) < 1e-6 and abs(cm[1]) < 1e-6 and tm[0] * cm[0] > 0
+            runs.append(Run(size * scale, y, text, upright))
 
     page.extract_text(visitor_text=visit)
-    if len(runs) < 2:
-        return None
-    body = statistics.median(s for s, _, _ in runs)
-    biggest = max(s for s, _, _ in runs)
-    if biggest < 1.15 * body:
-        return None
-    title = " ".join(t.strip() for s, y, t in runs if s >= 0.95 * biggest and y > height / 2)
-    return good_title(title)
+    return title_from_runs(runs, float(page.mediabox.height))
+
+
+def _visible(text: str) -> int:
+    return len(re.sub(r"\s", "", text))
+
+
+def _page_text(page: Any) -> str:
+    """pypdf's layout text (it keeps columns apart), else its plain text: layout mode returns nothing for a page
+    whose content sits in a Form XObject, where plain mode reads it all, and on some two-column pages it runs the
+    columns together line by line, where plain mode keeps the file's (column) order (issue 35)."""
+    layout = str(page.extract_text(extraction_mode="layout"))
+    if _visible(layout) >= MIN_PAGE_CHARS and not wide_without_gutter(layout):
+        return layout
+    plain = str(page.extract_text())
+    if _visible(layout) >= MIN_PAGE_CHARS:  # two columns layout mode may have run together line by line
+        return plain if columns_run_together(layout, plain) else layout
+    return plain if _visible(plain) > _visible(layout) else layout
 
 
 def _fields(source: Source, reader: Any) -> Fields | str:
     wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
-    pages = [reading_order(page.extract_text(extraction_mode="layout")) for page in wanted]
-    if sum(len(re.sub(r"\s", "", line)) for lines in pages for line in lines) < 20:
+    pages = mend_run_together(drop_running_lines([reading_order(_page_text(page)) for page in wanted]))
+    if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}
-    title = good_title(meta.get("/Title")) or _title_by_size(reader.pages[0])
+    plain_first = str(reader.pages[0].extract_text())  # keeps rotated text (arXiv's side stamp): layout drops it
+    title = choose_title(meta.get("/Title"), _title_by_size(reader.pages[0]), plain_first)
     found, number, abstract, end = None, 0, "", 0
     for page_index, lines in enumerate(pages[:HEAD_PAGES]):
-        skip = next((i + 1 for i, line in enumerate(lines) if title and line and line in title), 0)
+        skip = max((i + 1 for i, line in enumerate(lines[:20]) if title and len(line) > 3 and line in title), default=0)
         if (found := find_abstract(lines, skip)) is not None:
             (abstract, end), number = found, page_index
             break
+    subject = meta.get("/Subject")
+    if found is None and isinstance(subject, str) and len(subject.split()) >= 25:
+        found, abstract, number, end = (subject, 0), subject, 0, 0
+    if found is None and source.options.full_text:  # a thesis or report: its first paragraph of prose stands in
+        for page_index, lines in enumerate(pages[HEAD_PAGES:], HEAD_PAGES):
+            if (found := find_abstract(lines)) is not None:
+                abstract, number, end = found[0], page_index, 0  # the body keeps that whole page
+                break
     if found is None:
-        subject = meta.get("/Subject")
-        if isinstance(subject, str) and len(subject.split()) >= 25:
-            abstract, number, end = subject, 0, 0
-        else:
-            return "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph)"
-    first_page = "\n".join(pages[0])
-    ids = identifiers(first_page)
+        return NO_ABSTRACT
+    ids = identifiers("\n".join(pages[0]) + "\n" + plain_first)
     author = meta.get("/Author")
     fields: Fields = {
         "id": valid_id(slugify(source.path.stem)) or "paper",
-        "title": title or next((line for line in pages[0] if len(line) > 3), None),
+        "title": title or next((line for line in pages[0] if good_title(line)), None),
         "abstract": abstract,
         "authors": author if isinstance(author, str) else None,
         "year": ids.get("year"),

@@ -1,4 +1,4 @@
-"""A PDF's extracted text -> a paper: reading order, title, abstract and (with --full-text) its sections.
+"""A PDF's extracted text -> a paper: reading order, abstract and (with --full-text) its sections.
 
 Works on the text pypdf lays out per page (rag.corpus.pdf): one string per page in which each text line keeps
 its horizontal position. Two-column pages are recognised by a gutter, a run of blank character columns near
@@ -14,7 +14,22 @@ from collections.abc import Sequence
 from rag.types import Section
 
 _ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–-]\s*|\s+|$)(.*)$", re.IGNORECASE)
-_STOP_RE = re.compile(r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format)\b", re.IGNORECASE)
+_STOP_RE = re.compile(
+    r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format|categories and subject descriptors"
+    r"|general terms|received|accepted|published|citation|editor|academic editor|correspondence|copyright|©"
+    r"|funding|competing interests|data availability|author summary|open access|https?://doi\.org|doi:"
+    r"|this is an open access article|licensed under|\*\s*corresponding author)\b",
+    re.IGNORECASE,
+)  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
+_FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
+MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+# a line-end hyphen after these is a real one ("well-trained"), not a word split by the typesetter
+_COMPOUND_HEADS = frozenset(
+    "well self non semi multi cross state end fine low high large small long short one two three data task "
+    "real half full zero few open closed pair point class sample case time"
+    .split()
+)  # fmt: skip
 _NUMBERED_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H]\.?)\s+(\S.{0,90})$")
 _KNOWN = {
     "introduction", "related work", "related works", "background", "preliminaries", "method", "methods",
@@ -22,17 +37,35 @@ _KNOWN = {
     "discussion", "limitations", "conclusion", "conclusions", "future work", "acknowledgments",
     "acknowledgements", "references", "bibliography", "appendix", "appendices", "supplementary material",
 }  # fmt: skip
+_CELL_GAP = re.compile(r" {2,}")
+_NUMERIC_CELL = re.compile(r"[-+−±~≈<>]?\(?\d[\d.,]*\s*%?\)?(?:\s*±\s*[\d.,]+%?)?\*?")
+_FORMULA_RE = re.compile(r"[=+<>{}|\\^_∈∑←→]|//")
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
-_ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
-_DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
-_BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
+MERGED_WIDTH = 105  # median characters per layout line from which a page may be two columns run together
+MERGED_RATIO = 0.65  # plain mode's median line against layout mode's when the columns were run together
+EDGE_LINES = 3  # lines at the top and at the bottom of a page where running headers and footers sit
+RUNNING_SHARE = 0.4
 MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
 MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
 
 def _norm(line: str) -> str:
-    return " ".join(line.split())
+    return " ".join(line.translate(_LIGATURES).split())
+
+
+def _text(line: str) -> str:
+    """A line's text, whitespace collapsed; a table row (3 or more cells set apart by wide gaps: two fifths of them
+    numbers, or all of them one or two capitalised words, a header) as its cells joined by " | " and closed with a
+    full stop, so each row reads as a sentence of its own instead of one run of numbers with the next rows.
+    Justified prose also has wide gaps, but lower-case words and few numbers between them."""
+    cells = [c for c in _CELL_GAP.split(line.strip()) if c]
+    if len(cells) >= 3:
+        numeric = sum(bool(_NUMERIC_CELL.fullmatch(c)) for c in cells)
+        header = len(cells) <= 8 and all(len(c.split()) <= 2 and c[0].isupper() or c[0].isdigit() for c in cells)
+        if (numeric >= 2 and numeric >= 0.4 * len(cells)) or header:
+            return " | ".join(_norm(c) for c in cells).rstrip(".") + "."
+    return _norm(line)
 
 
 def _gutter(lines: Sequence[str]) -> int | None:
@@ -55,12 +88,28 @@ def _gutter(lines: Sequence[str]) -> int | None:
     return plateau[len(plateau) // 2]
 
 
+def _median_width(text: str) -> int:
+    widths = sorted(len(line.strip()) for line in text.split("\n") if len(line.strip()) > 20)
+    return widths[len(widths) // 2] if widths else 0
+
+
+def wide_without_gutter(layout: str) -> bool:
+    """A page whose layout lines are as long as a two-column page's, with no gutter between columns."""
+    return _median_width(layout) >= MERGED_WIDTH and _gutter([line.rstrip() for line in layout.split("\n")]) is None
+
+
+def columns_run_together(layout: str, plain: str) -> bool:
+    """pypdf's layout mode glued a two-column page's columns line by line ("...in theright column..."): its lines
+    are about twice as long as the plain mode's, and no gutter separates them."""
+    return wide_without_gutter(layout) and _median_width(plain) < MERGED_RATIO * _median_width(layout)
+
+
 def reading_order(page_text: str) -> list[str]:
     """A page's lines in reading order, whitespace collapsed; "" marks a paragraph break."""
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
     gutter = _gutter(lines)
     if gutter is None:
-        return [_norm(line) for line in lines]
+        return [_text(line) for line in lines]
     out: list[str] = []
     left: list[str] = []
     right: list[str] = []
@@ -79,12 +128,36 @@ def reading_order(page_text: str) -> list[str]:
             continue
         if any(ch != " " for ch in line[gutter - 1 : gutter + 2]):  # crosses the gutter: a full-width line
             flush()
-            out.append(_norm(line))
+            out.append(_text(line))
             continue
         for column, part in ((left, line[:gutter]), (right, line[gutter:])):
             if part.strip():
-                column.append(_norm(part))
+                column.append(_text(part))
     flush()
+    return out
+
+
+def _edge_key(line: str) -> str:
+    return re.sub(r"\d+", "#", line.casefold())
+
+
+def drop_running_lines(pages: Sequence[Sequence[str]]) -> list[list[str]]:
+    """The pages without their running headers and footers: a line among the first or last EDGE_LINES of a page
+    that recurs (page numbers aside) at the edge of at least RUNNING_SHARE of the pages, and at least 3 of them."""
+    edges: list[set[str]] = []
+    for lines in pages:
+        text = [line for line in lines if line]
+        edges.append({_edge_key(line) for line in text[:EDGE_LINES] + text[-EDGE_LINES:]})
+    counts: dict[str, int] = {}
+    for keys in edges:
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+    running = {key for key, n in counts.items() if n >= max(3, RUNNING_SHARE * len(pages))}
+    out = []
+    for lines in pages:
+        filled = [i for i, line in enumerate(lines) if line]
+        edge = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+        out.append([line for i, line in enumerate(lines) if i not in edge or _edge_key(line) not in running])
     return out
 
 
@@ -103,6 +176,8 @@ def heading_title(line: str) -> str | None:
     alpha = [w for w in words if re.search(r"[A-Za-z]{2}", w)]
     if not title[0].isupper() or len(words) > 12 or len(alpha) < max(1, 0.7 * len(words)):
         return None
+    if _FORMULA_RE.search(title):  # a numbered line of an algorithm or an equation: "26 L = LX + λLU"
+        return None
     return title
 
 
@@ -111,9 +186,23 @@ def _paragraph_text(lines: Sequence[str]) -> str:
     for line in lines:
         if not line:
             continue
-        hyphenated = out.endswith("-") and line[:1].islower()  # "repre-" + "sentation"
-        out = out[:-1] + line if hyphenated else (f"{out} {line}" if out else line)
+        if out.endswith("-") and line[:1].islower():
+            head = re.findall(r"[A-Za-z]+$", out[:-1])
+            compound = bool(head) and (head[0].lower() in _COMPOUND_HEADS or "-" in out.rsplit(" ", 1)[-1][:-1])
+            out = out + line if compound else out[:-1] + line  # "well-" + "trained"; "repre-" + "sentation"
+        else:
+            out = f"{out} {line}" if out else line
     return out
+
+
+def _prose(text: str) -> bool:
+    """A paragraph of sentences, not an author list, affiliations or licence text."""
+    words = re.findall(r"[A-Za-z]+", text.lower())
+    return bool(words) and sum(w in _FUNCTION_WORDS for w in words) >= MIN_PROSE_SHARE * len(words)
+
+
+def _finish(text: str) -> str:
+    return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
 
 
 def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
@@ -134,16 +223,17 @@ def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None
             j += 1
         text = _paragraph_text(body)
         if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
-            return text, j
+            return _finish(text), j
     paragraph: list[str] = []
     for i, line in enumerate([*lines, ""]):
         if i < skip:
             continue
-        if line and not heading_title(line):
+        if line and not heading_title(line) and not _STOP_RE.match(line):
             paragraph.append(line)
             continue
-        if len(_paragraph_text(paragraph).split()) >= MIN_ABSTRACT_WORDS:
-            return _paragraph_text(paragraph), i
+        text = _paragraph_text(paragraph)
+        if len(text.split()) >= MIN_ABSTRACT_WORDS and _prose(text):
+            return _finish(text), i
         paragraph = []
     return None
 
@@ -178,20 +268,3 @@ def _close(out: list[Section], page: int, heading: str | None, lines: list[str])
     if text:
         out.append(Section(page, heading, text))
     lines.clear()
-
-
-def good_title(title: object) -> str | None:
-    if not isinstance(title, str):
-        return None
-    title = _norm(title)
-    return title if len(title) >= 4 and not _BAD_TITLES.match(title) else None
-
-
-def identifiers(first_page: str) -> dict[str, str]:
-    """arXiv id and year from arXiv's side stamp, and a DOI, when the first page shows them."""
-    found: dict[str, str] = {}
-    if m := _ARXIV_STAMP_RE.search(first_page):
-        found["arxiv_id"], found["year"] = m.group(1), m.group(2)
-    if m := _DOI_RE.search(first_page):
-        found["doi"] = m.group(1)
-    return found

@@ -5,7 +5,8 @@ windows of at most `size` tokens, each starting with up to `overlap` tokens of t
 last sentences; a single sentence longer than a window is cut by tokens.
 
 A paper read with its full text (a PDF with --full-text) has body chunks after its abstract chunks: each
-section is packed the same way, and each window records its section heading and the pages it spans.
+section is packed the same way, and each window records its section heading and the pages it spans. The
+paper's own reference markers in body text ("[4][5]") are rewritten so they never read as our citations.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 
 from rag.corpus.roles import encode_roles, role_of_label, sentence_roles, window_roles
+from rag.index.reference_markers import neutral_markers
 from rag.index.tokens import count_tokens, encoding
 from rag.text import split_sentences
 from rag.types import Chunk, Paper, Section
@@ -112,7 +114,7 @@ def chunk_paper(paper: Paper, size: int = 320, overlap: int = 32) -> list[Chunk]
             )
         )
     for heading, parts in _sections(paper.body):
-        pieces = [piece for part in parts for piece in _pieces(part.text, size, part.page)]
+        pieces = [piece for part in parts for piece in _pieces(neutral_markers(part.text), size, part.page)]
         for window, first, last in _pack(pieces, size, overlap):
             position = len(chunks)
             chunks.append(

@@ -1,0 +1,84 @@
+"""Issue 35: answers from the dev PDFs, abstract-only against --full-text (extractive backend, MiniLM).
+
+Ten questions written by reading the PDFs (bench/pdf_dev/questions.jsonl): five answerable from an abstract,
+five only from the body (a hyperparameter, a design constant). An answer is right when every expected value is in
+its text and the right paper is cited; for a body question with --full-text, the cited page is checked too.
+The PDFs are read from $RAG_PDF_DEV (default /work/cache/pdf_dev); skipped with a reason when absent.
+
+  python bench/bench_pdf_answers.py     -> bench/results/pdf_answers.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import RESULTS  # noqa: E402
+
+QUESTIONS = Path(__file__).resolve().parent / "pdf_dev" / "questions.jsonl"
+
+
+def run(folder: Path, full_text: bool, questions: list[dict], model: object) -> list[dict]:
+    from rag.factory import build_index, open_assistant
+    from rag.settings import load_settings
+
+    rows = []
+    with tempfile.TemporaryDirectory() as home:
+        settings = load_settings(home=Path(home), env={}).replace(full_text=full_text, llm="extractive")
+        build_index(settings, [folder], embedder=model, on_error="skip", warn=lambda _: None)  # type: ignore[arg-type]
+        assistant = open_assistant(settings)
+        try:
+            for q in questions:
+                answer = assistant.ask(q["question"])
+                text = answer.text
+                found = all(re.search(alt, text, re.IGNORECASE) for alt in q["must_include"])
+                cited = [c.paper_id for c in answer.citations]
+                pages = [c.page for c in answer.citations if c.paper_id == q["gold"]]
+                right = found and q["gold"] in cited
+                rows.append({"id": q["id"], "where": q["where"], "right": right, "value": found,
+                             "cited": cited, "pages": pages, "page_right": q.get("page") in pages,
+                             "abstained": answer.abstained, "answer": text[:300]})  # fmt: skip
+                print(("full" if full_text else "abstract"), q["id"], "right" if right else "wrong", cited, pages,
+                      text[:120].replace("\n", " "), flush=True)  # fmt: skip
+        finally:
+            assistant.close()
+    return rows
+
+
+def main() -> int:
+    folder = Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+    if not folder.is_dir():
+        print(f"skipped: the dev PDFs are not in {folder}; see {QUESTIONS.parent}/MANIFEST.md")
+        return 0
+    from rag.factory import make_embedder
+    from rag.settings import load_settings
+
+    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    model = make_embedder(load_settings(env={}))
+    started = time.perf_counter()
+    result: dict = {}
+    for full_text in (False, True):
+        rows = run(folder, full_text, questions, model)
+        by = {w: [r for r in rows if r["where"] == w] for w in ("abstract", "body")}
+        result["full_text" if full_text else "abstract_only"] = {
+            "right": f"{sum(r['right'] for r in rows)}/{len(rows)}",
+            "abstract_questions": f"{sum(r['right'] for r in by['abstract'])}/{len(by['abstract'])}",
+            "body_questions": f"{sum(r['right'] for r in by['body'])}/{len(by['body'])}",
+            "body_page_right": f"{sum(r['right'] and r['page_right'] for r in by['body'])}/{len(by['body'])}",
+            "rows": rows,
+        }
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps({k: {x: y for x, y in v.items() if x != "rows"} for k, v in result.items() if k != "seconds"}))
+    (RESULTS / "pdf_answers.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

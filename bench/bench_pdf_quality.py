@@ -1,0 +1,161 @@
+"""Issue 35: what `rag index` makes of real research PDFs, scored against what a reader sees on page 1.
+
+For each PDF in bench/pdf_dev/truth.json (the files themselves are not redistributable and are read from
+$RAG_PDF_DEV, default /work/cache/pdf_dev; see bench/pdf_dev/MANIFEST.md): is it indexed at all, is the title
+right, is the abstract right (starts and ends with the words a reader sees), are the year and arXiv id right.
+Then the --full-text read: CPU seconds of extraction, pages/s, sections, chunks (the same chunker `rag index`
+uses), how many bracketed reference markers ("[4]", "[4, 5]") are left in the body text and in the chunks indexed,
+and how many conference running headers sit in the body text.
+
+Comparison is case- and punctuation-insensitive (ligatures unfolded), so "DIVIDEMIX" matches "DivideMix".
+
+With --build, also `rag index FOLDER --full-text` (MiniLM, fresh data directory) against the encoder alone on
+exactly the texts it embeds (issue 35: at most 1.15x), with pages/s and chunks/s.
+
+  python bench/bench_pdf_quality.py [--label after] [--build]     -> bench/results/pdf_quality-<label>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+import pypdf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import RESULTS  # noqa: E402
+from rag.corpus import read_papers  # noqa: E402
+from rag.index.chunking import chunk_paper  # noqa: E402
+
+TRUTH = Path(__file__).resolve().parent / "pdf_dev" / "truth.json"
+MARKER = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
+RUNNING = re.compile(r"(?:Published as|Under review as) a conference paper", re.IGNORECASE)
+
+
+def norm(text: str | None) -> str:
+    text = unicodedata.normalize("NFKC", text or "").casefold()
+    return re.sub(r"[^a-z0-9]+", "", text)
+
+
+def score(item: dict, paper: object | None) -> dict:
+    if paper is None:
+        return {"indexed": False, "title": False, "abstract": False, "year": False, "arxiv_id": False}
+    abstract = norm(paper.abstract)  # type: ignore[attr-defined]
+    return {
+        "indexed": True,
+        "title": norm(paper.title) == norm(item["title"]),  # type: ignore[attr-defined]
+        "abstract": abstract.startswith(norm(item["abstract_start"])) and abstract.endswith(norm(item["abstract_end"])),
+        "year": None if item["year"] is None else paper.year == item["year"],  # type: ignore[attr-defined]
+        "arxiv_id": None if item["arxiv_id"] is None else paper.arxiv_id == item["arxiv_id"],  # type: ignore[attr-defined]
+    }
+
+
+def build(folder: Path, files: list[Path]) -> dict:
+    """`rag index FOLDER --full-text` (the real indexer, MiniLM, a fresh data directory) against the encoder alone
+    on exactly the texts it embeds; wall and CPU seconds of this process."""
+    from rag.factory import build_index, make_embedder
+    from rag.index.chunking import embed_text
+    from rag.ports import embed_in_batches
+    from rag.settings import load_settings
+
+    with tempfile.TemporaryDirectory() as home:
+        settings = load_settings(home=Path(home), env={}).replace(full_text=True)
+        model = make_embedder(settings)
+        model.embed_batch(["warm up the session"])
+        papers = read_papers(files, on_error="skip", warn=lambda _: None, full_text=True)
+        texts = [embed_text(p, c.text, c.section) for p in papers
+                 for c in chunk_paper(p, settings.index.chunk_tokens, settings.index.chunk_overlap)]  # fmt: skip
+        wall, cpu = time.perf_counter(), time.process_time()
+        embed_in_batches(model, texts, settings.index.embed_batch_size)
+        encoder = {"seconds": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
+        wall, cpu = time.perf_counter(), time.process_time()
+        report = build_index(settings, [folder], embedder=model, on_error="skip", warn=lambda _: None)
+        index = {"seconds": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
+    pages = sum(len(pypdf.PdfReader(f).pages) for f in files)
+    return {
+        "chunks": report.chunks, "encoder_texts": len(texts), "pdf_pages": pages,
+        "encoder_s": round(encoder["seconds"], 1), "encoder_cpu_s": round(encoder["cpu_s"], 1),
+        "index_s": round(index["seconds"], 1), "index_cpu_s": round(index["cpu_s"], 1),
+        "ratio_wall": round(index["seconds"] / encoder["seconds"], 2),
+        "ratio_cpu": round(index["cpu_s"] / encoder["cpu_s"], 2),
+        "pages_per_s": round(pages / index["seconds"], 2), "chunks_per_s": round(report.chunks / index["seconds"], 2),
+        "load_avg_1m": round(os.getloadavg()[0], 1),
+    }  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--folder", default=os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+    parser.add_argument("--no-full-text", action="store_true", help="metadata only")
+    parser.add_argument("--build", action="store_true", help="also time `rag index --full-text` against the encoder")
+    args = parser.parse_args()
+    folder = Path(args.folder)
+    truth = json.loads(TRUTH.read_text())
+    missing = [t["file"] for t in truth if not (folder / t["file"]).exists()]
+    if missing:
+        names = ", ".join(missing[:3])
+        print(f"skipped: {len(missing)} dev PDFs not in {folder} ({names} ...); see {TRUTH.parent}/MANIFEST.md")
+        return 0
+    rows = []
+    for item in truth:
+        warnings: list[str] = []
+        papers = read_papers([folder / item["file"]], on_error="skip", warn=warnings.append)
+        row = {"file": item["file"], **score(item, papers[0] if papers else None)}
+        if papers:
+            p = papers[0]
+            row["got"] = {"title": p.title, "year": p.year, "arxiv_id": p.arxiv_id, "doi": p.doi,
+                          "abstract": p.abstract[:80] + " ... " + p.abstract[-60:]}  # fmt: skip
+        else:
+            row["got"] = {"warning": warnings[:1]}
+        rows.append(row)
+    with_year = sum(t["year"] is not None for t in truth)
+    with_arxiv = sum(t["arxiv_id"] is not None for t in truth)
+    n = len(truth)
+    summary = {
+        "indexed": f"{sum(r['indexed'] for r in rows)}/{n}",
+        "titles": f"{sum(r['title'] for r in rows)}/{n}",
+        "abstracts": f"{sum(r['abstract'] for r in rows)}/{n}",
+        "years": f"{sum(r['year'] is True for r in rows)}/{with_year}",
+        "arxiv_ids": f"{sum(r['arxiv_id'] is True for r in rows)}/{with_arxiv}",
+    }
+    for r in rows:
+        wrong = [k for k in ("indexed", "title", "abstract", "year", "arxiv_id") if r[k] is False]
+        print(f"{r['file']:22} wrong: {', '.join(wrong) or '-':40} {json.dumps(r['got'], ensure_ascii=False)[:200]}")
+    full: dict = {}
+    if not args.no_full_text:
+        start = time.process_time()
+        papers = read_papers([folder / t["file"] for t in truth], on_error="skip", warn=lambda _: None, full_text=True)
+        read_cpu = time.process_time() - start
+        start = time.process_time()
+        chunks = [c for p in papers for c in chunk_paper(p)]
+        chunk_cpu = time.process_time() - start
+        pages = sum(len(pypdf.PdfReader(folder / t["file"]).pages) for t in truth)  # every page is read
+        body = " ".join(s.text for p in papers for s in p.body)
+        full = {
+            "papers": len(papers), "pages": pages, "sections": sum(len(p.body) for p in papers),
+            "chunks": len(chunks), "extract_cpu_s": round(read_cpu, 1), "pages_per_cpu_s": round(pages / read_cpu, 1),
+            "chunk_cpu_s": round(chunk_cpu, 1), "bracket_markers_in_body": len(MARKER.findall(body)),
+            "bracket_markers_in_chunks": sum(len(MARKER.findall(c.text)) for c in chunks if c.section or c.page),
+            "running_headers_in_body": len(RUNNING.findall(body)),
+        }  # fmt: skip
+    if args.build and not args.no_full_text:
+        full["build"] = build(folder, [folder / t["file"] for t in truth])
+    print(json.dumps({"summary": summary, "full_text": full}, indent=1))
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"pdf_quality-{args.label}.json"
+    out.write_text(json.dumps({"summary": summary, "full_text": full, "rows": rows}, indent=1, ensure_ascii=False))
+    print(f"-> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""A PDF's first page -> its title and identifiers (issue 35). No PDF library is needed here: rag.corpus.pdf hands
+over the text runs pypdf saw (size, position, upright or not) and the page's text.
+
+Title: the lines set in the largest upright type in the top half of page 1, all of them (two-line titles), with
+the runs of one line joined as set (small capitals come as separate runs); never a running header ("Published as
+a conference paper at ..."). The PDF's metadata title is used only when page 1 shows it too: producers leave
+internal file codes and "Microsoft Word - draft.docx" there.
+
+Identifiers: arXiv id and year from arXiv's side stamp (rotated: only pypdf's plain mode keeps it), and a DOI,
+also when the line breaks inside it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import NamedTuple
+
+_ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
+_DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
+_DOI_TAIL_RE = re.compile(r"([./_-]?)[ \t]*\n[ \t]*([-._;()/:A-Za-z0-9]+)(?=\s|$)")
+_BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
+_RUNNING_HEADER = re.compile(
+    r"^(published|accepted|under review|preprint|to appear|proceedings|workshop|in proceedings|journal of|vol\.)"
+    r"|\b(conference paper|under review|preprint|copyright|licen[cs]e|all rights reserved)\b",
+    re.IGNORECASE,
+)
+MIN_TITLE_RATIO = 1.15  # the title's type is at least this much larger than the body's
+SMALL_CAPS = 0.78  # a title line set in small capitals only: its largest run against the title's capitals
+
+
+class Run(NamedTuple):
+    """One piece of text as the page draws it: font size (scaled), baseline height, and whether it is upright."""
+
+    size: float
+    y: float
+    text: str
+    upright: bool = True
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", text).casefold())
+
+
+def good_title(title: object) -> str | None:
+    if not isinstance(title, str):
+        return None
+    title = _norm(unicodedata.normalize("NFKC", title))
+    if len(title) < 4 or _BAD_TITLES.match(title) or _RUNNING_HEADER.search(title):
+        return None
+    return title
+
+
+def title_from_runs(runs: Sequence[Run], height: float) -> str | None:
+    """The largest upright type in the top half of the page, every line of it, when it stands out from the body."""
+    upright = [r for r in runs if r.upright and r.text.strip()]
+    if len(upright) < 2:
+        return None
+    sizes = sorted(r.size for r in upright)
+    body = sizes[len(sizes) // 2]
+    top = [r for r in upright if r.y > height / 2 and not _RUNNING_HEADER.search(r.text)]
+    biggest = max((r.size for r in top), default=0.0)
+    if biggest < MIN_TITLE_RATIO * body:
+        return None
+    first = max(round(r.y) for r in top if r.size >= 0.95 * biggest)
+    # the lines below it in (nearly) the same type: a line of small capitals has no run at the full size
+    baselines = sorted(
+        {round(r.y) for r in top if r.size >= SMALL_CAPS * biggest and round(r.y) <= first}, reverse=True
+    )
+    block = [first]
+    for y in baselines[1:]:  # consecutive lines only: a later big line is something else
+        if block[-1] - y > 2.2 * biggest:
+            break
+        block.append(y)
+    lines = []
+    for y in block:  # every run on a title line (small capitals are smaller runs on the same baseline)
+        line = "".join(r.text for r in top if round(r.y) == y and r.size >= 0.6 * biggest)  # fmt: skip
+        lines.append(_norm(line))
+    return good_title(_join_lines(lines))
+
+
+def _join_lines(lines: Sequence[str]) -> str:
+    out = ""
+    for line in lines:
+        if out.endswith("-") and line[:1].isalpha() and out[-2:-1].isalpha():
+            out = out[:-1] + line  # "RE-" + "THINKING": a word the title broke
+        else:
+            out = f"{out} {line}" if out else line
+    return out
+
+
+def choose_title(meta: object, by_size: str | None, page_text: str) -> str | None:
+    """The metadata title when page 1 shows (nearly) every word of it, else the title set in the largest type."""
+    candidate = good_title(meta)
+    if candidate:
+        words = _words(candidate)
+        shown = set(_words(page_text[:4000]))
+        if words and sum(w in shown for w in words) >= 0.8 * len(words):
+            return candidate
+    return by_size
+
+
+def identifiers(first_page: str) -> dict[str, str]:
+    """arXiv id and year from arXiv's side stamp, and a DOI (joined across a line break), when page 1 shows them."""
+    found: dict[str, str] = {}
+    if m := _ARXIV_STAMP_RE.search(first_page):
+        found["arxiv_id"], found["year"] = m.group(1), m.group(2)
+    if m := _DOI_RE.search(first_page):
+        found["doi"] = m.group(1) + _doi_rest(first_page[m.end() :])
+    return found
+
+
+def _doi_rest(after: str) -> str:
+    """The part of a DOI on the next line: "10.1371/journal." / "pone.0254321". Only a separator at the break, or
+    a next line that is one DOI-like token (a digit and a dot or slash in it) continues it; "Keywords" or
+    "1 Introduction" on the next line does not."""
+    m = _DOI_TAIL_RE.match(after)
+    if not m:
+        return ""
+    sep, tail = m.group(1), m.group(2).rstrip(".,;)")
+    return sep + tail if sep or (re.search(r"\d", tail) and re.search(r"[./]", tail)) else ""
