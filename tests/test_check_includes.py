@@ -201,3 +201,60 @@ def test_an_included_file_ending_mid_sentence_continues_the_paragraph_as_in_late
     draft = _draft(tmp_path, {"main.tex": "The number of wells in the dataset is\n\\input{number}\nas reported.\n",
                               "number.tex": "213,000 in total\n"})  # fmt: skip
     assert _where(draft) == [(None, 1, "The number of wells in the dataset is 213,000 in total as reported.")]
+
+
+def test_include_fan_out_reads_each_file_once_and_says_so_once(tmp_path: Path):
+    """Issue 37 item 3: eleven small files, each including the next four times, took 187 s and 513 MB and printed
+    405,394 identical notes; each file is now read once and each repeat said once."""
+    import time
+
+    files = {"main.tex": "\\input{f0}\n" * 4}  # main.tex and f0 ... f9: eleven files
+    files |= {f"f{i}.tex": f"Sentence number {i} of the fan.\n" + f"\\input{{f{i + 1}}}\n" * 4 for i in range(9)}
+    files["f9.tex"] = "The last file of the fan.\n"
+    started = time.perf_counter()
+    draft = _draft(tmp_path, files)
+    assert time.perf_counter() - started < 5
+    assert [s.text for s in draft.sentences] == [*(f"Sentence number {i} of the fan." for i in range(9)),
+                                                 "The last file of the fan."]  # fmt: skip
+    assert sorted(draft.notes) == sorted(f"{tmp_path / f'f{i}.tex'}: included more than once, read and checked the "
+                                         "first time only" for i in range(10))  # fmt: skip
+
+
+def test_a_missing_file_included_many_times_is_one_note(tmp_path: Path):
+    draft = _draft(tmp_path, {"main.tex": "\\input{gone}\n" * 50 + "The main draft has a sentence.\n"})
+    assert draft.notes == (f"{tmp_path / 'gone.tex'}: not found, not checked",)
+
+
+def test_the_number_of_included_files_is_bounded_with_one_note(tmp_path: Path, monkeypatch):
+    import rag.check.includes as includes
+
+    monkeypatch.setattr(includes, "MAX_FILES", 5)
+    files = {"main.tex": "".join(f"\\input{{f{i}}}\n" for i in range(9))}
+    files |= {f"f{i}.tex": f"Sentence number {i} of the list.\n" for i in range(9)}
+    draft = _draft(tmp_path, files)
+    assert [s.text for s in draft.sentences] == [f"Sentence number {i} of the list." for i in range(5)]
+    assert draft.notes == (f"more than 5 included files: {tmp_path / 'f5.tex'} and the files after it not checked",)
+
+
+def test_the_bytes_read_are_bounded_with_one_note_and_nothing_read_after(tmp_path: Path, monkeypatch):
+    import rag.check.includes as includes
+
+    monkeypatch.setattr(includes, "MAX_BYTES", 200)
+    files = {"main.tex": "The main draft has a sentence.\n" + "".join(f"\\input{{f{i}}}\n" for i in range(6))}
+    files |= {f"f{i}.tex": f"Sentence number {i} of the list is here.\n" for i in range(6)}
+    main = _write(tmp_path, files)
+    text = main.read_text(encoding="utf-8")
+    opened: list[str] = []
+    real_open = Path.open
+
+    def spy(self: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(self.name)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", spy)
+    draft = read_latex(text, str(main))
+    kept = [s.text for s in draft.sentences]
+    assert kept[0] == "The main draft has a sentence." and 1 < len(kept) < 7
+    assert draft.notes == (f"the draft with its files is larger than 0.0002 MB: {tmp_path / f'f{len(kept) - 1}.tex'} "
+                           "and the files after it not checked",)  # fmt: skip
+    assert opened == [f"f{i}.tex" for i in range(len(kept))]  # nothing is opened past the bound

@@ -9,7 +9,11 @@ tried first unless the name ends with it (\\input{sections/intro} reads sections
 commands, and those inside comment or verbatim environments, are not followed. Nothing outside the main draft's
 folder tree is read: "..", an absolute path or a symbolic link leading out of it is refused. What is not read (not
 found, not UTF-8, a cycle, deeper than MAX_DEPTH, outside the folder, left out by \\includeonly) is a note in the
-report (Manuscript.notes), never an abort. A \\subfile contributes its document body only.
+report (Manuscript.notes), never an abort; each note is said once. A \\subfile contributes its document body only.
+
+Each file is read and checked once: a file included again (anywhere in the draft) is not expanded again, and that is
+said once for it, so files that include each other many times cannot multiply the draft. At most MAX_FILES files and
+MAX_BYTES in all are read; past either bound nothing more is read, and one note says where it stopped.
 
 Files are named as the main draft is on the command line: `rag check paper/main.tex` names paper/sections/intro.tex.
 """
@@ -24,6 +28,7 @@ from rag.check.draft import Manuscript, parse_draft
 
 MAX_DEPTH = 10  # \input inside \input ...: deeper than this is not read
 MAX_BYTES = 5_000_000  # the draft with everything it includes
+MAX_FILES = 1_000  # files included, each counted once
 _COMMAND = re.compile(r"\\(input|include|subfile)\s*\{([^{}\n]*)\}|\\(input)[ \t]+([^\s{}%\\]+)")
 _HIDDEN = re.compile(r"(?<!\\)%[^\n]*|\\begin\{(comment|verbatim|Verbatim|lstlisting|minted)\}.*?\\end\{\1\}",
                      re.DOTALL)  # fmt: skip
@@ -54,6 +59,8 @@ class _Reader:
     only: set[str] | None  # \includeonly's names, if any
     notes: list[str] = field(default_factory=list)
     size: int = 0
+    seen: set[Path] = field(default_factory=set)  # files already read: not expanded again
+    full: bool = False  # a bound (MAX_FILES, MAX_BYTES) was hit: nothing more is read
 
     def inside(self, path: Path) -> bool:
         return path.resolve().is_relative_to(self.root)
@@ -117,10 +124,17 @@ class _Reader:
             return self._note(f"{shown}: not found, not checked")
         if real in stack:
             return self._note(f"{shown}: included again by {self.shown(stack[-1])} (a cycle), not read again")
+        if real in self.seen:
+            return self._note(f"{shown}: included more than once, read and checked the first time only")
         if len(stack) > MAX_DEPTH:
             return self._note(f"{shown}: included more than {MAX_DEPTH} levels deep, not checked")
         if not path.is_file():  # a directory, a device or a pipe (which would never end)
             return self._note(f"{shown}: not a file, not checked")
+        if self.full:
+            return []
+        if len(self.seen) >= MAX_FILES:
+            return self._stop(f"more than {MAX_FILES} included files: {shown} and the files after it not checked")
+        self.seen.add(real)
         try:
             with path.open("rb") as f:
                 data = f.read(MAX_BYTES - self.size + 1)
@@ -128,8 +142,8 @@ class _Reader:
             return self._note(f"{shown}: cannot be read ({exc.strerror or type(exc).__name__}), not checked")
         self.size += len(data)
         if self.size > MAX_BYTES:
-            return self._note(f"{shown}: the draft with its files is larger than {MAX_BYTES // 1_000_000} MB, "
-                              "not checked")  # fmt: skip
+            return self._stop(f"the draft with its files is larger than {MAX_BYTES / 1_000_000:g} MB: {shown} and "
+                              "the files after it not checked")  # fmt: skip
         try:
             text = _normal(data.decode("utf-8"))
         except UnicodeDecodeError:
@@ -139,8 +153,13 @@ class _Reader:
         return self.lines(text, shown, real.parent, (*stack, real))
 
     def _note(self, note: str) -> list[_Line]:
-        self.notes.append(note)
+        if note not in self.notes:
+            self.notes.append(note)
         return []
+
+    def _stop(self, note: str) -> list[_Line]:
+        self.full = True
+        return self._note(note)
 
 
 def _normal(text: str) -> str:
