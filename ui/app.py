@@ -262,7 +262,9 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
         chatbot.clear(lambda: ([], render_empty(), {}, gr.update(value="", visible=False), gr.update(visible=False),
                                dump({})), None, [chatbot, sources, state, out_box, out_file, saved], queue=False,
                       **PRIVATE)  # fmt: skip  # asked to confirm first (page.js)
-        demo.load(restore, [saved, chatbot, state], [chatbot, sources, state], **PRIVATE)
+        demo.load(restore, [saved, chatbot, state], [chatbot, sources, state], **PRIVATE).then(
+            None, js="() => { document.body.dataset.restored = 'yes'; }", **PRIVATE  # the restore ran: a page
+        )  # fmt: skip  # ready for scripts and tests, which wait for it rather than for a fixed time
         counted_outputs = [header, library, lib_tab, sample_btn, counted]
         demo.load(counts, counted, counted_outputs, show_progress="hidden", **PRIVATE)
         gr.Timer(settings.ui.ui_refresh_s).tick(counts, counted, counted_outputs, show_progress="hidden", **PRIVATE)
