@@ -196,7 +196,8 @@ def test_a_latex_draft_is_checked_with_the_files_it_inputs(library_cli: CLI, tmp
         "We thank the reviewers for their many helpful comments on this work.\n"
         "\\input{sections/method}\n"  # missing
         "\\input{../../etc/passwd}\n"  # outside the draft's folder
-        "\\bibliography{refs}\n\\end{document}\n")  # fmt: skip
+        "\\bibliography{refs,../secret}\n\\end{document}\n")  # fmt: skip
+    (tmp_path / "secret.bib").write_text("@article{wells, title={Not This One}, doi={10.1/secret}}\n")  # outside
     (paper / "sections" / "intro.tex").write_text(
         "\\section{Introduction}\n\n"
         "Our curated dataset comprises over $213{,}000$ wells from Alberta~\\citep{wells}.\n")
@@ -214,15 +215,18 @@ def test_a_latex_draft_is_checked_with_the_files_it_inputs(library_cli: CLI, tmp
     assert [c["matched_by"] for s in record["sentences"] for c in s["cites"]] == ["doi", "doi"]  # main's .bib
     assert record["bibliography"] == ["paper/refs.bib"]
     assert record["notes"] == ["paper/sections/method.tex: not found, not checked",
-                               "\\input{../../etc/passwd}: outside the draft's folder, not read"]  # fmt: skip
+                               "\\input{../../etc/passwd}: outside the draft's folder, not read",
+                               "bibliography ../secret.bib: outside the draft's folder, not read"]  # fmt: skip
     code, text, _ = library_cli("check", "paper/main.tex")
     assert code == 0
     assert "✓ supported      paper/sections/intro.tex:3: Our curated dataset" in text
     assert "– uncited        line 6: We thank the reviewers" in text  # the main draft's own lines as before
     assert "note: paper/sections/method.tex: not found, not checked" in text
+    assert "note: bibliography ../secret.bib: outside the draft's folder, not read" in text
     _, md, _ = library_cli("check", "paper/main.tex", "--format", "markdown")
     assert "**supported** (paper/results.tex:1): PaperBench" in md and "(line 6)" in md
     assert "> note: paper/sections/method.tex: not found, not checked" in md
+    assert "> note: bibliography ../secret.bib: outside the draft's folder, not read" in md
 
 
 def test_a_latex_draft_on_standard_input_says_its_inputs_are_not_read(library_cli: CLI,
