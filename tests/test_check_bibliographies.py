@@ -110,3 +110,16 @@ def test_a_draft_on_standard_input_reads_bibliographies_only_under_the_current_f
     refs, read, notes = bib_entries(draft, "-", [])
     assert (set(refs), notes) == ({"wells"}, ["bibliography ../x.bib: outside the draft's folder, not read"])
     assert opened == [(paper / "refs.bib").resolve()]
+
+
+def test_a_loop_of_links_is_a_note_not_a_traceback(tmp_path: Path):
+    """`loop.bib -> loop.bib` has no real path (Path.resolve raised RuntimeError: Symlink loop): it is refused by
+    the folder rule like a link out; an include falls back to the name without .tex, which is not there."""
+    (tmp_path / "loop.bib").symlink_to("loop.bib")
+    (tmp_path / "loop.tex").symlink_to("loop.tex")
+    main = tmp_path / "main.tex"
+    main.write_text("Wells leak methane into the air here \\cite{x}.\n\\bibliography{loop}\n\\input{loop}\n")
+    draft = parsed(str(main), main.read_text())
+    assert draft.notes == (f"{tmp_path / 'loop'}: not found, not checked",)  # loop.tex leads nowhere: not found
+    refused = ["bibliography loop.bib: outside the draft's folder, not read"]
+    assert bib_entries(draft, str(main), []) == ({}, [], refused)

@@ -37,8 +37,12 @@ _BODY = re.compile(r"\\begin\{document\}(.*?)(?:\\end\{document\}|\Z)", re.DOTAL
 
 
 def inside(path: Path, root: Path) -> bool:
-    """The folder rule: whether `path`, its links followed, lies in the folder tree of `root` (resolved)."""
-    return path.resolve().is_relative_to(root)
+    """The folder rule: whether `path`, its links followed, lies in the folder tree of `root` (resolved). A loop of
+    links has no real path: it is not inside."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # "Symlink loop" (RuntimeError up to Python 3.12)
+        return False
 
 
 def _visible(text: str) -> str:
