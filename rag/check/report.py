@@ -18,7 +18,7 @@ FLAGGED = frozenset({NOT_FOUND, CONTRADICTED, WRONG_PAPER, NOT_IN_LIBRARY})  # w
 
 def invisible_note(key: str) -> str | None:
     """ "key 'icml2025\\u200b' holds an invisible character (U+200B ZERO WIDTH SPACE)", or None for a key without
-    one (rag.safe_text.invisible_chars): such a key reads as another ("icml2025") and matches neither."""
+    one (rag.safe_text.invisible_chars): such a key reads as another ("icml2025") but is not that key."""
     found = invisible_chars(key)
     if not found:
         return None
