@@ -56,3 +56,8 @@ def test_what_is_made_smaller_and_whether_a_sentence_states_by_how_much() -> Non
     assert states_amount("The number of parameters drops by a factor of 3.", parameters)
     assert not states_amount("RegLoRA stabilizes key parameters where prior knowledge is stored.", parameters)
     assert not states_amount("It yields an average 10% relative gain in accuracy on all benchmarks.", parameters)
+
+
+def test_what_is_smaller_is_an_object_not_what_follows_a_predicate() -> None:
+    assert smaller_nouns("how much smaller can the parameter footprint get?") == frozenset()
+    assert smaller_nouns("Is the model smaller than LoRA?") == frozenset()
