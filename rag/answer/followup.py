@@ -1,7 +1,9 @@
 """Follow-up questions ("and which of them report parameter savings?") become standalone questions
 before retrieval: by the LLM with prompts/condense_followup.md when one is configured, else by putting the
 previous question's topic where the follow-up refers to it ("which of the continual learning papers report
-parameter savings?"); the previous question itself is never glued on."""
+parameter savings?"); the previous question itself is never glued on. The topic is a noun phrase: a verb phrase
+("which of them saves parameters?") lends nothing (rag.answer.verb_slots). The previous question is the last one that
+was answered: a refused turn is no part of the conversation a follow-up refers to, for the LLM too."""
 
 from __future__ import annotations
 
