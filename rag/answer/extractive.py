@@ -23,6 +23,7 @@ from rag.answer.paper_focus import paper_gap
 from rag.answer.paper_lines import relevance
 from rag.answer.question import Question, part_question
 from rag.answer.question_parts import identified_paper, named_papers, side_paper
+from rag.answer.savings import smaller_nouns, states_amount
 from rag.answer.sentence_scores import Scored, score_sentences
 from rag.corpus.roles import CONCLUSION, OBJECTIVE
 from rag.ports import ChatModel
@@ -97,6 +98,13 @@ class ExtractiveBackend:
                 # "how many X" where the sources speak of X: a count of X answers, not any number (when they never
                 # name X, the question may name it in other words: any number may answer)
                 scored = [c for c in scored if counts(c.text, noun)]
+        # "which of them saves parameters?": the sentences that say by how much. Not for a list (every paper that
+        # addresses it is listed), "how much" (its numbers are chosen above) or yes/no (its conclusion answers)
+        other = question.wants("list") or question.wants("quantity") or question.wants("yes_no")
+        smaller = frozenset() if other else smaller_nouns(question.asked)
+        stated = [c for c in scored if states_amount(c.text, smaller)] if smaller else []
+        if stated and stated[0].score >= MIN_SCORE:
+            scored = stated
         if not question.wants("aim"):  # an aim restates the question: quoted only when nothing else answers
             findings = [c for c in scored if c.role != OBJECTIVE]
             scored = findings if findings and findings[0].score >= MIN_SCORE else scored

@@ -1,7 +1,9 @@
 """Follow-up questions ("and which of them report parameter savings?") become standalone questions
 before retrieval: by the LLM with prompts/condense_followup.md when one is configured, else by putting the
 previous question's topic where the follow-up refers to it ("which of the continual learning papers report
-parameter savings?"); the previous question itself is never glued on."""
+parameter savings?"); the previous question itself is never glued on. The topic is a noun phrase: a verb phrase
+("which of them saves parameters?") lends nothing (rag.answer.verb_slots). The previous question is the last one that
+was answered: a refused turn is no part of the conversation a follow-up refers to, for the LLM too."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag.answer.citations import REFUSAL
+from rag.answer.verb_slots import verb_slots
 from rag.errors import LLMError
 from rag.ports import ChatModel, Message, complete
 from rag.prompts import load_prompt
@@ -26,25 +30,45 @@ def looks_like_followup(question: str) -> bool:
     return bool(_FOLLOWUP.search(question)) or len(question.split()) <= 3
 
 
-def last_user_question(history: Sequence[Message]) -> str | None:
-    for message in reversed(history):
-        if message.get("role") == "user" and str(message.get("content", "")).strip():
-            return str(message["content"]).strip()
-    return None
+def answered(history: Sequence[Message]) -> list[tuple[Message, Message | None]]:
+    """The conversation's turns (question, answer) that were not refused, in order. A refused turn's answer is the
+    refusal (rag.answer.checked makes every abstention exactly REFUSAL); a follow-up never refers to it. A turn
+    without an answer (it failed or was stopped) keeps its question."""
+    turns: list[tuple[Message, Message | None]] = []
+    for message in history:
+        role, content = message.get("role"), str(message.get("content", "")).strip()
+        if role == "user" and content:
+            turns.append((message, None))
+        elif role == "assistant" and turns and turns[-1][1] is None:
+            if REFUSAL in content:
+                turns.pop()
+            else:
+                turns[-1] = (turns[-1][0], message)
+    return turns
 
 
-def condense(
-    question: str, history: Sequence[Message], chat: ChatModel | None, prompts_dir: Path
-) -> tuple[str, Usage]:
+def previous_question(history: Sequence[Message]) -> str | None:
+    """The last answered question as it was searched: when it was a follow-up itself, resolved against the answered
+    question before it ("and which of them saves parameters?" -> "... of the continual learning papers ...")."""
+    questions = [str(q["content"]).strip() for q, _ in answered(history)]
+    if not questions:
+        return None
+    resolved = questions[0]
+    for question in questions[1:]:
+        resolved = offline_standalone(question, resolved) if looks_like_followup(question) else question
+    return resolved
+
+
+def condense(question: str, history: Sequence[Message], chat: ChatModel | None, prompts_dir: Path) -> tuple[str, Usage]:
     """The standalone form of `question` given the conversation so far, and the tokens it cost."""
-    previous = last_user_question(history)
+    previous = previous_question(history)
     if previous is None or not looks_like_followup(question):
         return question, Usage()
     fallback = offline_standalone(question, previous)
     if chat is None:
         return fallback, Usage()
     transcript = "\n".join(
-        f"{m['role']}: {str(m['content'])[:1500]}" for m in history if m.get("role") in ("user", "assistant")
+        f"{m['role']}: {str(m['content'])[:1500]}" for turn in answered(history) for m in turn if m is not None
     )
     prompt = load_prompt(prompts_dir, "condense_followup")
     try:
@@ -72,7 +96,9 @@ _THINGS = ("papers?|studies|study|works?|methods?|approach(?:es)?|models?|datase
            "algorithms?|systems?|ones?")  # fmt: skip
 _HEADS = frozenset("dataset benchmark model method paper corpus framework algorithm library task challenge".split())
 _AUX = r"(?:do|does|did|can|could|would|should|will|is|are)\b"  # "What papers do you have on …": no relative clause
-_WHICH_THING = re.compile(rf"^\s*(?:which|what)\s+({_THINGS})\s+(?!{_AUX})(.+?)[\s?.!]*$", re.IGNORECASE)
+_WHICH_THING = re.compile(
+    rf"^\s*(?:(?:and|but|so|or)\s+)?(?:which|what)\s+({_THINGS})\s+(?!{_AUX})(.+?)[\s?.!]*$", re.IGNORECASE
+)
 _THE_GROUP = re.compile(r"\bthe\s+((?:[\w-]+\s+){1,4}?(?:papers|studies|works|methods|models|datasets))\b", re.I)
 _REFERENCE = re.compile(
     rf"\b(?:(?P<of>of (?:them|those|these)(?:\s+(?P<n1>{_THINGS}))?)"
@@ -95,12 +121,16 @@ class Referent:
 
 
 def topic_of(question: str) -> str:
-    """The subject words of a question: "Summarize the continual learning papers" -> "continual learning"."""
+    """The subject words of a question: "Summarize the continual learning papers" -> "continual learning"; "" when
+    a word of them is the question's verb ("which of them saves parameters?": a verb phrase names nothing)."""
     words = re.findall(r"[\w-]+", question)
     if re.match(r"\s*\w+\s+(does|do|did)\b", question, re.IGNORECASE) and len(words) > 3:
         words = words[:-1]  # "What does the Alberta Wells Dataset contain?": the last word is the verb
-    kept = [w for w in words if w.lower() not in _SCAFFOLD]
-    return " ".join(kept[:6])
+    slots = verb_slots(words)
+    kept = [i for i, w in enumerate(words) if w.lower() not in _SCAFFOLD and i not in slots.speakers]
+    if slots.verbs.intersection(kept):
+        return ""
+    return " ".join(words[i] for i in kept[:6])
 
 
 def _named(question: str) -> str:
@@ -161,7 +191,7 @@ def offline_standalone(question: str, previous: str) -> str:
     resolved, count = _REFERENCE.subn(resolve, question, count=2)
     if tail:
         body = resolved.rstrip(" ?.!")
-        return f"{body}{tail}{resolved[len(body):].strip() or '?'}"
+        return f"{body}{tail}{resolved[len(body) :].strip() or '?'}"
     if count == 0:  # nothing to resolve ("what about savings?"): say what it is about, unless it says so itself
         if ref.phrase.casefold() in question.casefold():
             return question
@@ -176,6 +206,7 @@ def _stem(word: str) -> str:
 def adds_words(question: str, standalone: str) -> bool:
     """Whether the rewritten question says more than the follow-up: a word that is not scaffolding, in no form
     the follow-up has ("its" -> "the" or "paper" -> "papers" adds nothing worth showing)."""
+
     def content(text: str) -> set[str]:
         return {_stem(w) for w in re.findall(r"[\w-]+", text.casefold()) if w not in _SCAFFOLD}
 
