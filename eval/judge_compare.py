@@ -133,6 +133,41 @@ def curve(rows: Sequence[Row], flagged: Callable[[str, str], bool]) -> list[dict
     return out
 
 
+def overruled(rows: Sequence[Row], c: float) -> list[Row]:
+    """The rows labelled by the rules, with the judge allowed one thing: to call a sentence contradicted when one
+    pair's contradicted probability reaches `c` and beats every pair's supported one (the "contradiction veto")."""
+    out = []
+    for r in rows:
+        probs = r["probs"]
+        veto = probs is not None and r["rules"] != CONTRADICTED and (
+            max(p[1] for p in probs) >= c and max(p[1] for p in probs) > max(p[0] for p in probs))
+        out.append({**r, "at": CONTRADICTED if veto else r["rules"]})
+    return out
+
+
+def veto_curve(rows: Sequence[Row], flagged: Callable[[str, str], bool]) -> list[dict[str, Any]]:
+    out = []
+    for c in (*GRID, 0.95, 0.98):
+        decided = overruled(rows, c)
+        point: dict[str, Any] = {"contradicted": c}
+        for gold in sorted({r["gold"] for r in rows}):
+            mine = [r for r in decided if r["gold"] == gold]
+            point[gold] = sum(flagged(gold, r["at"]) for r in mine) / len(mine)
+            point[f"{gold} as contradicted"] = sum(r["at"] == CONTRADICTED for r in mine) / len(mine)
+        out.append(point)
+    return out
+
+
+def _kinds(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        block = out.setdefault(r["kind"], {"gold": r["gold"], "n": 0, "rules": 0, "veto": 0})
+        block["n"] += 1
+        block["rules"] += r["rules"] != SUPPORTED
+        block["veto"] += r["at"] != SUPPORTED
+    return out
+
+
 def by_kind(rows: Sequence[Row], s: float, c: float) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for r in at_floors(rows, s, c):
@@ -153,9 +188,13 @@ def compare(checker: SupportChecker, model: SupportJudge, paper: Callable[[str],
             mine = at_floors([r for r in rows if r["half"] == h], s, c)
             out.setdefault("scifact", {})[h] = _rates(mine, ("rules", "at"), _pair_flagged)
         out["scifact"]["curve (tune half)"] = curve([r for r in rows if r["half"] == "tune"], _pair_flagged)
+        for h in ("tune", "report"):
+            out["scifact"][f"veto curve ({h} half)"] = veto_curve([r for r in rows if r["half"] == h], _pair_flagged)
     rows = claims(checker, recording, paper)
     out["claims dev"] = {"overall": _rates(at_floors(rows, s, c), ("rules", "at"), _claims_flagged),
-                         "by kind": by_kind(rows, s, c), "curve": curve(rows, _claims_flagged)}  # fmt: skip
+                         "by kind": by_kind(rows, s, c), "curve": curve(rows, _claims_flagged),
+                         "veto curve": veto_curve(rows, _claims_flagged),
+                         "veto by kind (0.9)": _kinds(overruled(rows, 0.9))}  # fmt: skip
     return out
 
 
