@@ -66,23 +66,22 @@ def parsed(name: str, text: str, fmt: str | None = None) -> Manuscript:
     return draft
 
 
-def bib_entries(draft: Manuscript, name: str, given: list[str]) -> tuple[dict[str, str], list[str]]:
-    """Reference text for citation keys from .bib files: --bib, and those the draft names that exist beside it."""
-    from rag.check.resolve import bib_references
-    from rag.corpus.bibtex import parse_bibtex
+def bib_entries(draft: Manuscript, name: str, given: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
+    """Reference text for citation keys from .bib files: --bib, and those the draft names that exist beside it
+    (rag.check.bibfiles, as the UI reads an uploaded one); with a note for each file whose entries were not all read."""
+    from rag.check.bibfiles import read_bib
 
     base = Path(name).parent if name != "-" else Path.cwd()
     paths = [Path(p) for p in given] + [base / p for p in draft.bibliography_files if (base / p).is_file()]
     refs: dict[str, str] = {}
     read: list[str] = []
+    notes: list[str] = []
     for path in dict.fromkeys(paths):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DraftError(f"{path}: cannot read this .bib file ({exc})") from None
-        refs.update(bib_references(parse_bibtex(text)))
+        bib = read_bib(path)
+        refs.update(bib.references)
         read.append(str(path))
-    return refs, read
+        notes += [bib.note] if bib.note else []
+    return refs, read, notes
 
 
 def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
@@ -91,7 +90,8 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
 
     fmt = "json" if args.json else args.format
     draft = parsed(args.file, read_draft(args.file), args.syntax)
-    references, bibs = bib_entries(draft, args.file, args.bib or [])
+    references, bibs, bib_notes = bib_entries(draft, args.file, args.bib or [])
+    draft = replace(draft, notes=(*draft.notes, *bib_notes)) if bib_notes else draft
     if args.verify == "llm" and not Chats(settings).configured():
         raise ConfigError("--verify llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (or --base-url) "
                           "or RAG_PRESET")  # fmt: skip
