@@ -4,10 +4,12 @@ are icml2025-NN, so the draft's keys resolve only through its .bib file).
 
 A pasted draft citing through `bibliography: refs.bib` showed every sentence as "not in library" and never said why.
 Now the page says the bibliography was not uploaded, and uploading refs.bib in the tab's .bib field resolves them.
+A LaTeX project uploaded as several files is checked with its \\input's, each sentence at its file and line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,6 +107,38 @@ def test_a_bib_file_that_is_not_utf8_is_one_line_on_the_page(sized: Page, tmp_pa
     expect(message).to_have_text("refs.bib: not UTF-8 text (byte 0xe9 at offset 22); save the .bib file as UTF-8, "
                                  "or remove it to check the draft without it.", timeout=TIMEOUT_MS)  # fmt: skip
     expect(p.page.locator("#draft-results")).not_to_contain_text("Traceback")
+    assert p.errors == []
+
+
+
+
+@VIEWPORTS
+def test_a_latex_project_uploaded_as_several_files_is_checked_with_its_inputs(
+    sized: Page, viewport: dict[str, int], tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    from tests.test_ui_draft_project import INTRO, MAIN, RESULTS
+
+    p = sized
+    _open_tab(p)
+    files = []
+    for name, text in (("main.tex", MAIN), ("intro.tex", INTRO), ("results.tex", RESULTS), ("refs.bib", REFS)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / name))
+    p.page.locator("#draft-file input[type=file]").set_input_files(files[:3])
+    p.page.locator("#draft-bib input[type=file]").set_input_files(files[3:])
+    for name in ("main", "intro", "results"):  # a wide table shows "results .tex"
+        expect(p.page.locator("#draft-file")).to_contain_text(re.compile(name + r"\s*\.tex"), timeout=TIMEOUT_MS)
+    expect(p.page.locator("#draft-bib")).to_contain_text("refs.bib", timeout=TIMEOUT_MS)
+    p.page.locator("#draft-check").click()
+    assert _labels(p, 2) == ["supported", "supported"]
+    lines = p.page.locator("#draft-results .dc-line")
+    assert [lines.nth(i).inner_text() for i in range(2)] == ["sections/intro.tex:3", "results.tex:1"]
+    expect(p.page.locator("#draft-results")).not_to_contain_text("rag-draft-")  # no server folder on the page
+    if viewport is PHONE:
+        assert p.page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+    p.shot(f"ui-draft-project-{viewport['width']}x{viewport['height']}.png")
     assert p.errors == []
 
 

@@ -230,8 +230,9 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                         placeholder="Paste a paragraph or more; cite as [@key], \\cite{key}, or [1] with a "
                         "References list at the end",
                     )  # fmt: skip
-                    draft_file = gr.File(label="…or upload a .md or .tex file", type="filepath", elem_id="draft-file",
-                                         file_types=[".md", ".markdown", ".txt", ".tex", ".latex"], height=120)
+                    draft_file = gr.File(label="…or upload a .md or .tex file (a LaTeX project: all its .tex files)",
+                                         file_count="multiple", type="filepath", elem_id="draft-file", height=120,
+                                         file_types=[".md", ".markdown", ".txt", ".tex", ".latex"])  # fmt: skip
                     draft_bib = gr.File(label="…and its .bib files (bibliography: refs.bib, \\bibliography{refs})",
                                         file_count="multiple", file_types=[".bib"], type="filepath", height=120,
                                         elem_id="draft-bib")  # fmt: skip  # ui.draft_bib reads them

@@ -37,6 +37,7 @@ from rag.settings import Settings
 from rag.types import WRONG_PAPER
 from rag.verify.labels import MEANINGS, SYMBOLS
 from ui.draft_bib import read_uploads, why_unresolved
+from ui.draft_project import read_project
 from ui.html import esc, ext_link
 
 MAX_DRAFT_BYTES = 2_000_000
@@ -76,25 +77,33 @@ class DraftChecks:
                 self._checker, self._stamp = open_draft_checker(self.settings, assistant.retriever), stamp
             return self._checker
 
-    def check(self, text: str | None, upload: str | None, ask_model: bool | None = False,
+    def check(self, text: str | None, upload: str | Sequence[str] | None, ask_model: bool | None = False,
               model: str | None = None, bibs: str | Sequence[str] | None = None) -> str:  # fmt: skip
-        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins); `ask_model`:
-        also ask the configured model (`model`, one of those offered; empty: the first); `bibs`: the paths of the
-        uploaded .bib files (ui.draft_bib)."""
+        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins; several: a LaTeX
+        project's .tex files, ui.draft_project); `ask_model`: also ask the configured model (`model`, one of those
+        offered; empty: the first); `bibs`: the paths of the uploaded .bib files (ui.draft_bib)."""
+        files = [upload] if isinstance(upload, str) else list(upload or [])
+        name: str | None
         try:
-            name, body = read_input(text, upload)
             bib = read_uploads(bibs)
+            if len(files) > 1:  # a LaTeX project: its \input's read from the files (ui.draft_project)
+                name, draft = read_project(files)
+                inputs = None
+            else:
+                name, body = read_input(text, files[0] if files else None)
+                draft = parse_draft(body, name)
+                inputs = pasted_note(body) if draft.format == "latex" else None  # no folder: \input not followed
         except ValueError as exc:
             return render_message(str(exc))
         chosen = (model or "").strip() or (self.models[0] if self.models else "")
         if ask_model and self.models and chosen not in self.models:
             return render_message(f"The model '{chosen}' is not offered here.")
-        draft = parse_draft(body, name)
-        inputs = pasted_note(body) if draft.format == "latex" else None  # no folder here: \input is not followed
+        inputs = f"{inputs}, or upload the main .tex file together with the files it includes" if inputs else None
         if not draft.sentences:
             return render_message("There is no sentence to check: paste a paragraph or more of your draft."
-                                  + (f" {inputs}." if inputs else ""))  # fmt: skip
-        draft = replace(draft, notes=(*draft.notes, inputs, *bib.notes) if inputs else (*draft.notes, *bib.notes))
+                                  + (f" {inputs}." if inputs else "")
+                                  + (f" {draft.notes[0]}." if draft.notes and not inputs else ""))  # fmt: skip
+        draft = replace(draft, notes=(*draft.notes, *([inputs] if inputs else []), *bib.notes))
         checker = self.checker()
         if checker is None:
             return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}.")
