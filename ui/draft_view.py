@@ -8,8 +8,8 @@ from the draft, a paper or the library goes through `esc`; links are http(s) onl
 The draft's .bib files are uploaded beside it and read as `rag check` reads them (ui.draft_bib, rag.check.bibfiles);
 when citation keys do not resolve, a line under the list of them says why (its bibliography was not uploaded ...).
 
-A LaTeX draft's \\input{...} files are not here (a pasted or uploaded draft has no folder): the report says so in a
-note, and `rag check main.tex` reads them.
+A pasted or single uploaded LaTeX draft has no folder: its \\input{...} files are not read, and a note says so (and
+how to have them read). Several uploaded .tex files are a project, read with its inputs (ui.draft_project).
 
 "Also ask the model" is `rag check --verify llm` (rag.factory.draft_second_opinion): the configured
 OpenAI-compatible model judges the sentences the offline check passed, and each shows its judgement ("LLM check:
