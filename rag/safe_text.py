@@ -18,6 +18,8 @@ the page to another host (`![x](http://host/?d=...)`), a link that runs script (
                               link stays only for an http(s) URL and then shows its domain:
                               "see [the paper](https://arxiv.org/abs/1)" -> "see the paper ([arxiv.org](...))"
     strip_active_html(text)   tags that can load or run something removed (for formats that cannot escape them)
+    invisible_chars(text)     the invisible format characters in it, named: ("U+200B ZERO WIDTH SPACE",)
+    show_invisible(text)      each of them written as its escape ("icml2025\\u200b"), so a reader sees it
 
 Text without `<`, `](`, or a `[label]:` at the start of a line comes out of `neutralise_markdown` unchanged.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from urllib.parse import quote, urlsplit
 
 _URL_DROPPED = re.compile(r"[\t\n\r]")  # a browser drops these anywhere in a URL
@@ -171,3 +174,29 @@ def strip_active_html(text: str) -> str:
     while "<" in text and (stripped := _ACTIVE_TAG.sub("", text)) != text:
         text = stripped
     return text
+
+
+# Unicode's format characters (category Cf): zero-width spaces and joiners, bidi marks, overrides and isolates, the
+# byte-order mark, tags ... They show as nothing, so "icml2025\u200b" reads as "icml2025". A regex class (building
+# it from unicodedata at import would take a third of a second); tests check it against unicodedata.
+FORMAT_CHARS = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+                "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+                "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")  # fmt: skip
+
+
+def _invisible(c: str) -> bool:
+    return unicodedata.category(c) == "Cf"
+
+
+def invisible_chars(text: str) -> tuple[str, ...]:
+    """The invisible format characters (Unicode category Cf) in `text`, each once, in order, as "U+XXXX NAME"."""
+    return tuple(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, 'FORMAT CHARACTER')}"
+                               for c in text if _invisible(c)))  # fmt: skip
+
+
+def show_invisible(text: str) -> str:
+    """`text` with each invisible format character written as its Python escape (\\u200b, \\U000e0041)."""
+    if text.isascii():
+        return text
+    return "".join((f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}") if _invisible(c) else c
+                   for c in text)  # fmt: skip

@@ -40,7 +40,7 @@ def test_markdown_draft_every_label_and_every_way_a_key_resolves(library_cli: CL
     assert [p["paper_id"] for p in s[3]["supported_by"]] == ["starace2025paperbench"]  # the paper that does say it
     assert s[5]["unknown_keys"] == ["smith2019missing"] and s[5]["supported_by"][0]["paper_id"] == "zhang2024auxiliary"
     assert [p["paper_id"] for p in s[6]["supported_by"]] == ["Li2025Contaminated"]  # a suggested citation
-    assert record["summary"]["unknown_keys"] == [{"key": "smith2019missing", "sentences": [6]}]
+    assert record["summary"]["unknown_keys"] == [{"key": "smith2019missing", "sentences": [6], "invisible": []}]
     assert record["summary"]["flagged"] == 3 and record["exit_code"] == 1
     assert "nothing" not in [c["key"] for x in s for c in x["cites"]]  # the code block's citation is not read
 
@@ -61,7 +61,7 @@ def test_latex_draft_with_bibitems_and_markdown_output(library_cli: CLI):
     assert record["sentences"][4]["cites"][0] == {
         "key": "aux", "in_library": True, "paper_id": "zhang2024auxiliary", "matched_by": "title",
         "title": "Improving Continual Learning Performance and Efficiency with Auxiliary Classifiers",
-        "url": "https://proceedings.mlr.press/v267/szatkowski25a.html"}  # fmt: skip
+        "url": "https://proceedings.mlr.press/v267/szatkowski25a.html", "invisible": []}  # fmt: skip
     code, md, _ = library_cli("check", str(DATA / "draft.tex"), "--format", "markdown")
     assert code == 1 and md.startswith("# Manuscript check:") and "**wrong paper**" in md
 
@@ -196,7 +196,8 @@ def test_a_latex_draft_is_checked_with_the_files_it_inputs(library_cli: CLI, tmp
         "We thank the reviewers for their many helpful comments on this work.\n"
         "\\input{sections/method}\n"  # missing
         "\\input{../../etc/passwd}\n"  # outside the draft's folder
-        "\\bibliography{refs}\n\\end{document}\n")  # fmt: skip
+        "\\bibliography{refs,../secret}\n\\end{document}\n")  # fmt: skip
+    (tmp_path / "secret.bib").write_text("@article{wells, title={Not This One}, doi={10.1/secret}}\n")  # outside
     (paper / "sections" / "intro.tex").write_text(
         "\\section{Introduction}\n\n"
         "Our curated dataset comprises over $213{,}000$ wells from Alberta~\\citep{wells}.\n")
@@ -214,15 +215,18 @@ def test_a_latex_draft_is_checked_with_the_files_it_inputs(library_cli: CLI, tmp
     assert [c["matched_by"] for s in record["sentences"] for c in s["cites"]] == ["doi", "doi"]  # main's .bib
     assert record["bibliography"] == ["paper/refs.bib"]
     assert record["notes"] == ["paper/sections/method.tex: not found, not checked",
-                               "\\input{../../etc/passwd}: outside the draft's folder, not read"]  # fmt: skip
+                               "\\input{../../etc/passwd}: outside the draft's folder, not read",
+                               "bibliography ../secret.bib: outside the draft's folder, not read"]  # fmt: skip
     code, text, _ = library_cli("check", "paper/main.tex")
     assert code == 0
     assert "✓ supported      paper/sections/intro.tex:3: Our curated dataset" in text
     assert "– uncited        line 6: We thank the reviewers" in text  # the main draft's own lines as before
     assert "note: paper/sections/method.tex: not found, not checked" in text
+    assert "note: bibliography ../secret.bib: outside the draft's folder, not read" in text
     _, md, _ = library_cli("check", "paper/main.tex", "--format", "markdown")
     assert "**supported** (paper/results.tex:1): PaperBench" in md and "(line 6)" in md
     assert "> note: paper/sections/method.tex: not found, not checked" in md
+    assert "> note: bibliography ../secret.bib: outside the draft's folder, not read" in md
 
 
 def test_a_latex_draft_on_standard_input_says_its_inputs_are_not_read(library_cli: CLI,
@@ -237,3 +241,30 @@ def test_a_latex_draft_on_standard_input_says_its_inputs_are_not_read(library_cl
     assert record["notes"] == ["\\input{sections/intro}: included files are not read from a pasted or uploaded draft; "
                                "run `rag check main.tex` on the folder"]  # fmt: skip
     assert record["sentences"][0]["file"] == "-"
+
+
+def test_a_key_holding_an_invisible_character_is_named_in_every_output(library_cli: CLI, tmp_path: Path):
+    """Issue 37 item 8: `\\cite{icml2025<U+200B>}` was reported as "Not in the library: icml2025"; the report now
+    says the key holds an invisible character and names it, in the text, JSON and Markdown reports."""
+    draft = tmp_path / "draft.tex"
+    draft.write_text("PaperBench contains 8,316 individually gradable tasks \\cite{starace2025paperbench}.\n\n"
+                     "Auxiliary classifiers reduce the cost of inference \\cite{icml2025\u200b}.\n\n"
+                     "Wider networks exhibit better plasticity \\cite{lu\u202e2025}.\n", encoding="utf-8")  # fmt: skip
+    zwsp = "key 'icml2025\\u200b' holds an invisible character (U+200B ZERO WIDTH SPACE)"
+    rlo = "key 'lu\\u202e2025' holds an invisible character (U+202E RIGHT-TO-LEFT OVERRIDE)"
+    code, text, _ = library_cli("check", str(draft))
+    assert code == 1
+    assert f"cites icml2025\\u200b: not in the library; {zwsp}" in text
+    assert "Not in the library: icml2025\\u200b (sentence 2), lu\\u202e2025 (sentence 3)." in text
+    assert f"warning: {zwsp}\nwarning: {rlo}\n" in text
+    code, out, _ = library_cli("check", str(draft), "--json")
+    record = json.loads(out)
+    assert record["summary"]["unknown_keys"] == [
+        {"key": "icml2025\u200b", "sentences": [2], "invisible": ["U+200B ZERO WIDTH SPACE"]},
+        {"key": "lu\u202e2025", "sentences": [3], "invisible": ["U+202E RIGHT-TO-LEFT OVERRIDE"]}]  # fmt: skip
+    assert record["sentences"][1]["reason"] == f"icml2025\\u200b is not in the library; {zwsp}"
+    assert [c["invisible"] for s in record["sentences"] for c in s["cites"]] == [
+        [], ["U+200B ZERO WIDTH SPACE"], ["U+202E RIGHT-TO-LEFT OVERRIDE"]]  # fmt: skip
+    _, md, _ = library_cli("check", str(draft), "--format", "markdown")
+    assert "Not in the library: `icml2025\\u200b`, `lu\\u202e2025`." in md
+    assert "> warning: key 'icml2025\\\\u200b' holds an invisible character (U+200B ZERO WIDTH SPACE)" in md

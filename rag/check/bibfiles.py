@@ -1,8 +1,17 @@
-"""A draft's own .bib files -> reference text for its citation keys, read the same way for `rag check` (--bib, and
-the files the draft names beside it) and for the UI's upload field (ui/draft_bib.py).
+"""A draft's own .bib files: which of those it names may be read, and each read into reference text for its citation
+keys, the same way for `rag check` (--bib, and the files the draft names) and for the UI's upload field
+(ui/draft_bib.py).
 
+    named_bibliographies(names, draft) -> (paths to read, notes)
     read_bib(path, shown) -> BibFile(name, references, note)   BibError: one line saying why it cannot be read
     not_given(named, given) -> the .bib files the draft names that are not among those given (by file name)
+
+The names a draft gives (\\bibliography{...}, \\addbibresource{...}, Markdown front matter `bibliography:`) follow
+its includes' folder rule (rag.check.includes.inside): a name is looked for in the draft's folder (standard input,
+"-": the current folder), and nothing outside that folder tree is read, or opened: "..", an absolute path or a
+symbolic link leading out of it is refused with one note ("bibliography ../x.bib: outside the draft's folder, not
+read"), never an abort. A name that is not a file there is left out, as before. A .bib file the user names on the
+command line (`--bib`) or uploads is not the draft's: it is read wherever it is.
 
 A file is read up to MAX_BIB_BYTES; a larger one, one that is not UTF-8 or cannot be opened is a BibError (one line
 naming the file, never a traceback). Entries that cannot be parsed are skipped, the others used, and the file's
@@ -11,10 +20,11 @@ naming the file, never a traceback). Entries that cannot be parsed are skipped, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from rag.check.includes import inside
 from rag.check.resolve import bib_references
 from rag.corpus.bibtex import BibEntry, BibProblem, parse_bibtex
 from rag.errors import RagError
@@ -70,3 +80,19 @@ def not_given(named: Iterable[str], given: Iterable[str]) -> list[str]:
     the `given` files' names."""
     names = {PurePath(g).name.lower() for g in given}
     return [n for n in dict.fromkeys(named) if PurePath(n).name.lower() not in names]
+
+
+def named_bibliographies(names: Sequence[str], draft: str) -> tuple[list[Path], list[str]]:
+    """(the files among `names` under the folder of the draft `draft` ("-": standard input), a note for each
+    name outside it)."""
+    folder = Path(draft).parent if draft != "-" else Path.cwd()
+    root = folder.resolve()
+    paths: list[Path] = []
+    notes: list[str] = []
+    for name in dict.fromkeys(names):
+        path = folder / name
+        if not inside(path, root):
+            notes.append(f"bibliography {name}: outside the draft's folder, not read")
+        elif path.is_file():
+            paths.append(path)
+    return paths, notes

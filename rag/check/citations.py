@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import re
 
+from rag.safe_text import FORMAT_CHARS
+
 KEY_START, KEY_SEP, KEY_END, BREAK = "\ue010", "\ue012", "\ue011", "\ue013"  # BREAK: a paragraph break
 _PRIVATE = re.compile("[\ue010-\ue01f]")  # \ue014-\ue015: rag.check.draft's tokens, \ue016-\ue017: markdown's
 PLACEHOLDER = re.compile(f"{KEY_START}([^{KEY_END}]*){KEY_END}")
 
-_PANDOC_KEY = re.compile(r"-?@\{?([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
+# a key's characters as pandoc allows them, and invisible format characters (rag.safe_text.FORMAT_CHARS): pandoc
+# would end "icml\u200b2025" at the zero-width space; kept in the key, the report can say the key holds one
+_KEY_CHARS = r"[\w:.#$%&+?<>~/" + FORMAT_CHARS + "-]*"
+_PANDOC_KEY = re.compile(r"-?@\{?([A-Za-z0-9_]" + _KEY_CHARS + ")")
 _PANDOC_GROUP = re.compile(r"\[([^\[\]\n]*?(?<![\w.])-?@[^\[\]\n]*)\](?![(:])")
-_PANDOC_INLINE = re.compile(r"(?<![\w@.\\/])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
+_PANDOC_INLINE = re.compile(r"(?<![\w@.\\/])@([A-Za-z0-9_]" + _KEY_CHARS + ")")
 _KEY_TRAILING = re.compile(r"[.:#$%&+?<>~/-]+$")
 _LATEX_CITE = re.compile(
     r"\\(?!nocite)[A-Za-z]*cite[A-Za-z]*\*?(?:\s*\[[^\[\]]*\]){0,2}\s*\{([^{}]*)\}"

@@ -37,6 +37,15 @@ _INCLUDEONLY = re.compile(r"\\includeonly\s*\{([^{}]*)\}")
 _BODY = re.compile(r"\\begin\{document\}(.*?)(?:\\end\{document\}|\Z)", re.DOTALL)
 
 
+def inside(path: Path, root: Path) -> bool:
+    """The folder rule: whether `path`, its links followed, lies in the folder tree of `root` (resolved). A loop of
+    links has no real path: it is not inside."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # "Symlink loop" (RuntimeError up to Python 3.12)
+        return False
+
+
 def _visible(text: str) -> str:
     """The text with comments and comment/verbatim environments blanked, every position and newline kept."""
     return _HIDDEN.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
@@ -64,7 +73,7 @@ class _Reader:
     full: bool = False  # a bound (MAX_FILES, MAX_BYTES) was hit: nothing more is read
 
     def inside(self, path: Path) -> bool:
-        return path.resolve().is_relative_to(self.root)
+        return inside(path, self.root)
 
     def shown(self, path: Path) -> str:
         return str(self.shown_root / path.relative_to(self.root))

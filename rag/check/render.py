@@ -3,8 +3,8 @@ characters) and as Markdown (every draft, title and evidence text escaped with m
 
 from __future__ import annotations
 
-from rag.check.report import LABELS, CheckReport, PaperRef, SentenceResult
-from rag.safe_text import md_escape, md_link
+from rag.check.report import LABELS, CheckReport, Cite, PaperRef, SentenceResult, invisible_note
+from rag.safe_text import md_escape, md_link, show_invisible
 from rag.types import UNCITED, WRONG_PAPER
 from rag.verify.labels import MEANINGS, SYMBOLS
 
@@ -12,8 +12,15 @@ WIDTH = 14  # the label column
 
 
 def shown_key(key: str) -> str:
-    """A key as the reader wrote it: a numbered citation "3" as [3]."""
-    return f"[{key}]" if key.isdigit() else key
+    """A key as the reader wrote it: a numbered citation "3" as [3]; an invisible character in it as its escape
+    ("icml2025\\u200b"), so it does not read as another key."""
+    return f"[{key}]" if key.isdigit() else show_invisible(key)
+
+
+def _invisible(c: Cite) -> str:
+    """ "; key 'icml2025\\u200b' holds an invisible character (U+200B ZERO WIDTH SPACE)", or nothing."""
+    note = invisible_note(c.key)
+    return f"; {note}" if note else ""
 
 
 def _code(text: str) -> str:
@@ -61,7 +68,7 @@ def text_report(report: CheckReport) -> str:
         pad = " " * 6
         for c in s.cites:
             where = f"{_paper(c.paper)}, by {c.matched_by}" if c.paper else "not in the library"
-            lines.append(f"{pad}cites {shown_key(c.key)}: {where}")
+            lines.append(f"{pad}cites {shown_key(c.key)}: {where}{_invisible(c)}")
         if s.reason and s.label != UNCITED:
             lines.append(f"{pad}why: {s.reason}")
         if s.evidence:
@@ -77,6 +84,7 @@ def text_report(report: CheckReport) -> str:
         listed = ", ".join(f"{shown_key(k)} (sentence{'s' if len(ns) > 1 else ''} {', '.join(map(str, ns))})"
                            for k, ns in unknown.items())  # fmt: skip
         lines.append(f"Not in the library: {listed}.")
+    lines += [f"warning: {note}" for note in report.invisible_notes]
     for note in report.notes:
         lines.append(f"note: {note}")
     flagged = report.flagged
@@ -98,11 +106,13 @@ def markdown_report(report: CheckReport) -> str:
     unknown = report.unknown_keys
     if unknown:
         out += ["Not in the library: " + ", ".join(f"{_code(shown_key(k))}" for k in unknown) + ".", ""]
+    if report.invisible_notes:
+        out += [*(f"> warning: {md_escape(note)}" for note in report.invisible_notes), ""]
     for s in report.sentences:
         out.append(f"{s.n}. {SYMBOLS[s.label]} **{s.label}** ({md_escape(located(s))}): {md_escape(s.text)}")
         for c in s.cites:
             where = f"{_md_paper(c.paper)}, by {md_escape(c.matched_by or '')}" if c.paper else "not in the library"
-            out.append(f"    - cites {_code(shown_key(c.key))}: {where}")
+            out.append(f"    - cites {_code(shown_key(c.key))}: {where}{md_escape(_invisible(c))}")
         if s.reason and s.label != UNCITED:
             out.append(f"    - why: {md_escape(s.reason)}")
         if s.evidence:

@@ -7,13 +7,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.safe_text import safe_url
+from rag.safe_text import invisible_chars, safe_url, show_invisible
 from rag.types import CHECK_LABELS, CONTRADICTED, NOT_FOUND, UNCITED, WRONG_PAPER, Paper
 from rag.verify.labels import NOT_IN_LIBRARY
 
 SCHEMA = "rag-check/1"
 LABELS = (*CHECK_LABELS, NOT_IN_LIBRARY)
 FLAGGED = frozenset({NOT_FOUND, CONTRADICTED, WRONG_PAPER, NOT_IN_LIBRARY})  # what makes `rag check` exit 1
+
+
+def invisible_note(key: str) -> str | None:
+    """ "key 'icml2025\\u200b' holds an invisible character (U+200B ZERO WIDTH SPACE)", or None for a key without
+    one (rag.safe_text.invisible_chars): such a key reads as another ("icml2025") but is not that key."""
+    found = invisible_chars(key)
+    if not found:
+        return None
+    what = "an invisible character" if len(found) == 1 else "invisible characters"
+    return f"key '{show_invisible(key)}' holds {what} ({', '.join(found)})"
 
 
 @dataclass(frozen=True)
@@ -40,9 +50,15 @@ class Cite:
     paper: PaperRef | None  # None: not in the library
     matched_by: str | None  # "id", "bibtex key", "doi", "arxiv", "title"
 
+    @property
+    def invisible(self) -> tuple[str, ...]:
+        """The invisible characters the key holds ("U+200B ZERO WIDTH SPACE"), usually none."""
+        return invisible_chars(self.key)
+
     def record(self) -> dict[str, Any]:
         found = self.paper.record() if self.paper else {"paper_id": None, "title": None, "url": None}
-        return {"key": self.key, "in_library": self.paper is not None, **found, "matched_by": self.matched_by}
+        return {"key": self.key, "in_library": self.paper is not None, **found, "matched_by": self.matched_by,
+                "invisible": list(self.invisible)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,12 @@ class CheckReport:
         return out
 
     @property
+    def invisible_notes(self) -> list[str]:
+        """One line for each cited key holding an invisible character (invisible_note), in order of first use."""
+        keys = dict.fromkeys(c.key for s in self.sentences for c in s.cites)
+        return [note for key in keys if (note := invisible_note(key)) is not None]
+
+    @property
     def suggested(self) -> int:
         return sum(1 for s in self.sentences if s.label == UNCITED and s.supported_by)
 
@@ -133,7 +155,8 @@ class CheckReport:
                 "flagged": self.flagged,
                 "labels": self.counts,
                 "suggested_citations": self.suggested,
-                "unknown_keys": [{"key": k, "sentences": ns} for k, ns in self.unknown_keys.items()],
+                "unknown_keys": [{"key": k, "sentences": ns, "invisible": list(invisible_chars(k))}
+                                 for k, ns in self.unknown_keys.items()],  # fmt: skip
             },
             "sentences": [s.record(self.file) for s in self.sentences],
             "notes": list(self.notes),

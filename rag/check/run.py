@@ -22,13 +22,13 @@ from dataclasses import replace
 
 from rag.check.draft import DraftSentence, Manuscript
 from rag.check.render import shown_key
-from rag.check.report import CheckReport, Cite, PaperRef, SentenceResult
+from rag.check.report import CheckReport, Cite, PaperRef, SentenceResult, invisible_note
 from rag.check.resolve import Library
 from rag.errors import QuestionError
 from rag.ports import SupportJudge
 from rag.retrieve.retriever import Retriever
 from rag.retrieve.whole_abstracts import whole_abstracts
-from rag.safe_text import neutralise_markdown
+from rag.safe_text import neutralise_markdown, show_invisible
 from rag.settings import AnswerSettings
 from rag.types import NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit, Paper
 from rag.verify.checker import Clause, SupportChecker, Verdict, checker_for
@@ -212,8 +212,11 @@ def _clause(text: str, pos: int, run: Sequence[re.Match[str]], number: Mapping[s
 
 
 def _unknown_reason(keys: Sequence[str], references: Mapping[str, str]) -> str:
-    """ "smith2019 is not in the library"; a numbered citation without an entry says so."""
+    """ "smith2019 is not in the library"; a numbered citation without an entry says so; a key holding an invisible
+    character says that too (rag.check.report.invisible_note)."""
     listless = [k for k in keys if k.isdigit() and k not in references]
     if listless:
         return f"{', '.join(f'[{k}]' for k in listless)}: no such entry in the draft's reference list"
-    return f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} not in the library"
+    hidden = [note for k in keys if (note := invisible_note(k)) is not None]
+    return "; ".join([f"{', '.join(map(show_invisible, keys))} {'is' if len(keys) == 1 else 'are'} not in the library",
+                      *hidden])  # fmt: skip

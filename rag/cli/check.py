@@ -67,16 +67,15 @@ def parsed(name: str, text: str, fmt: str | None = None) -> Manuscript:
 
 
 def bib_entries(draft: Manuscript, name: str, given: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
-    """Reference text for citation keys from .bib files: --bib, and those the draft names that exist beside it
-    (rag.check.bibfiles, as the UI reads an uploaded one); with a note for each file whose entries were not all read."""
-    from rag.check.bibfiles import read_bib
+    """Reference text for citation keys from .bib files: --bib, and those the draft names that exist under its
+    folder (rag.check.bibfiles, read as the UI reads an uploaded one); (references, the files read, a note for each
+    named file outside the folder and for each file whose entries were not all read)."""
+    from rag.check.bibfiles import named_bibliographies, read_bib
 
-    base = Path(name).parent if name != "-" else Path.cwd()
-    paths = [Path(p) for p in given] + [base / p for p in draft.bibliography_files if (base / p).is_file()]
+    named, notes = named_bibliographies(draft.bibliography_files, name)
     refs: dict[str, str] = {}
     read: list[str] = []
-    notes: list[str] = []
-    for path in dict.fromkeys(paths):
+    for path in dict.fromkeys([Path(p) for p in given] + named):
         bib = read_bib(path)
         refs.update(bib.references)
         read.append(str(path))
@@ -90,8 +89,8 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
 
     fmt = "json" if args.json else args.format
     draft = parsed(args.file, read_draft(args.file), args.syntax)
-    references, bibs, bib_notes = bib_entries(draft, args.file, args.bib or [])
-    draft = replace(draft, notes=(*draft.notes, *bib_notes)) if bib_notes else draft
+    references, bibs, notes = bib_entries(draft, args.file, args.bib or [])
+    draft = replace(draft, notes=(*draft.notes, *notes))
     if args.verify == "llm" and not Chats(settings).configured():
         raise ConfigError("--verify llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (or --base-url) "
                           "or RAG_PRESET")  # fmt: skip
@@ -131,7 +130,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "            numbered [1], [1, 3], [1-3] with a References / Bibliography list at the end\n"
         "keys:       an indexed paper's id or BibTeX key, a DOI, an arXiv id; a numbered citation or an unknown\n"
         "            key through its reference entry (DOI, arXiv id or title); --bib and the draft's own\n"
-        "            \\bibliography{} / YAML bibliography: files map keys to DOIs and titles\n"
+        "            \\bibliography{} / YAML bibliography: files map keys to DOIs and titles (the draft's own only\n"
+        "            from under its folder, as its includes)\n"
         "includes:   a .tex file's \\input{...}, \\include{...}, \\subfile{...} are checked too, each sentence\n"
         "            shown as file:line; only inside the main file's folder; one not read is a note, not an error\n"
         "marks:      " + "  ".join(f"{mark} {label}" for label, mark in SYMBOLS.items()) + "\n"
