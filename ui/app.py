@@ -230,8 +230,12 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                         placeholder="Paste a paragraph or more; cite as [@key], \\cite{key}, or [1] with a "
                         "References list at the end",
                     )  # fmt: skip
-                    draft_file = gr.File(label="…or upload a .md or .tex file", type="filepath", elem_id="draft-file",
-                                         file_types=[".md", ".markdown", ".txt", ".tex", ".latex"], height=120)
+                    draft_file = gr.File(label="…or upload a .md or .tex file (a LaTeX project: all its .tex files)",
+                                         file_count="multiple", type="filepath", elem_id="draft-file", height=120,
+                                         file_types=[".md", ".markdown", ".txt", ".tex", ".latex"])  # fmt: skip
+                    draft_bib = gr.File(label="…and its .bib files (bibliography: refs.bib, \\bibliography{refs})",
+                                        file_count="multiple", file_types=[".bib"], type="filepath", height=120,
+                                        elem_id="draft-bib")  # fmt: skip  # ui.draft_bib reads them
                     can_ask, ask_info = model_option(live.chats.configured())
                     draft_ask = gr.Checkbox(False, label="Also ask the model", info=ask_info, interactive=can_ask,
                                             elem_id="draft-ask-model")  # fmt: skip
@@ -287,8 +291,8 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                                           label="BibTeX of the cited papers"), state, out_box, **PRIVATE
                       ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
         export_btn.click(export, state, [out_box, out_file], **PRIVATE)
-        draft_btn.click(DraftChecks(live, settings, choices.models).check, [draft_text, draft_file, draft_ask, model],
-                        draft_out, show_progress="minimal", **PRIVATE)  # fmt: skip
+        draft_btn.click(DraftChecks(live, settings, choices.models).check, [draft_text, draft_file, draft_ask, model,
+                        draft_bib], draft_out, show_progress="minimal", **PRIVATE)  # fmt: skip
         api_button.click(make_respond(live, settings), [api_message, api_history, *form, state],
                          [api_answer, api_history, api_sources, state], api_name="respond")  # fmt: skip
     return demo

@@ -5,8 +5,11 @@ Each sentence is one list item: its label as an icon and a word (never colour al
 over 7:1), the sentence, what each citation resolved to, the evidence sentence and its paper's link. Everything
 from the draft, a paper or the library goes through `esc`; links are http(s) only and open in a new tab.
 
-A LaTeX draft's \\input{...} files are not here (a pasted or uploaded draft has no folder): the report says so in a
-note, and `rag check main.tex` reads them.
+The draft's .bib files are uploaded beside it and read as `rag check` reads them (ui.draft_bib, rag.check.bibfiles);
+when citation keys do not resolve, a line under the list of them says why (its bibliography was not uploaded ...).
+
+A pasted or single uploaded LaTeX draft has no folder: its \\input{...} files are not read, and a note says so (and
+how to have them read). Several uploaded .tex files are a project, read with its inputs (ui.draft_project).
 
 "Also ask the model" is `rag check --verify llm` (rag.factory.draft_second_opinion): the configured
 OpenAI-compatible model judges the sentences the offline check passed, and each shows its judgement ("LLM check:
@@ -33,6 +36,8 @@ from rag.factory import draft_second_opinion, open_draft_checker
 from rag.settings import Settings
 from rag.types import WRONG_PAPER
 from rag.verify.labels import MEANINGS, SYMBOLS
+from ui.draft_bib import read_uploads, why_unresolved
+from ui.draft_project import read_project
 from ui.html import esc, ext_link
 
 MAX_DRAFT_BYTES = 2_000_000
@@ -72,23 +77,33 @@ class DraftChecks:
                 self._checker, self._stamp = open_draft_checker(self.settings, assistant.retriever), stamp
             return self._checker
 
-    def check(self, text: str | None, upload: str | None, ask_model: bool | None = False,
-              model: str | None = None) -> str:  # fmt: skip
-        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins); `ask_model`:
-        also ask the configured model (`model`, one of those offered; empty: the first)."""
+    def check(self, text: str | None, upload: str | Sequence[str] | None, ask_model: bool | None = False,
+              model: str | None = None, bibs: str | Sequence[str] | None = None) -> str:  # fmt: skip
+        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins; several: a LaTeX
+        project's .tex files, ui.draft_project); `ask_model`: also ask the configured model (`model`, one of those
+        offered; empty: the first); `bibs`: the paths of the uploaded .bib files (ui.draft_bib)."""
+        files = [upload] if isinstance(upload, str) else list(upload or [])
+        name: str | None
         try:
-            name, body = read_input(text, upload)
+            bib = read_uploads(bibs)
+            if len(files) > 1:  # a LaTeX project: its \input's read from the files (ui.draft_project)
+                name, draft = read_project(files)
+                inputs = None
+            else:
+                name, body = read_input(text, files[0] if files else None)
+                draft = parse_draft(body, name)
+                inputs = pasted_note(body) if draft.format == "latex" else None  # no folder: \input not followed
         except ValueError as exc:
             return render_message(str(exc))
         chosen = (model or "").strip() or (self.models[0] if self.models else "")
         if ask_model and self.models and chosen not in self.models:
             return render_message(f"The model '{chosen}' is not offered here.")
-        draft = parse_draft(body, name)
-        inputs = pasted_note(body) if draft.format == "latex" else None  # no folder here: \input is not followed
+        inputs = f"{inputs}, or upload the main .tex file together with the files it includes" if inputs else None
         if not draft.sentences:
             return render_message("There is no sentence to check: paste a paragraph or more of your draft."
-                                  + (f" {inputs}." if inputs else ""))  # fmt: skip
-        draft = replace(draft, notes=(*draft.notes, inputs)) if inputs else draft
+                                  + (f" {inputs}." if inputs else "")
+                                  + (f" {draft.notes[0]}." if draft.notes and not inputs else ""))  # fmt: skip
+        draft = replace(draft, notes=(*draft.notes, *([inputs] if inputs else []), *bib.notes))
         checker = self.checker()
         if checker is None:
             return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}.")
@@ -100,13 +115,14 @@ class DraftChecks:
                 note = f"The model was not asked: {NO_ENDPOINT}. The sentences were checked offline only."
         try:
             report = checker.check(draft, name=name or "draft", collection=self.settings.collection,
-                                   second_opinion=judge)  # fmt: skip
+                                   references=bib.references, second_opinion=judge, bibliography=bib.names)
         except RagError as exc:
             return render_message(f"The draft could not be checked: {exc}")
         except Exception:  # a bug: its traceback to the server log, a plain sentence to the visitor
             traceback.print_exc(file=sys.stderr)
             return render_message(GENERIC_ERROR)
-        return render_report(replace(report, notes=(*report.notes, note)) if note else report)
+        why = why_unresolved(draft.bibliography_files, bib, report.unknown_keys)
+        return render_report(replace(report, notes=(*report.notes, note)) if note else report, why)
 
 
 def read_input(text: str | None, upload: str | None) -> tuple[str | None, str]:
@@ -139,7 +155,8 @@ def render_empty() -> str:
     legend = "".join(f'<li><span class="dc-badge dc-{_slug(k)}">{esc(SYMBOLS[k])} {esc(k)}</span> {esc(v)}</li>'
                      for k, v in MEANINGS.items())  # fmt: skip
     return ('<div class="draft-check"><p class="dc-message">Paste a draft or upload a .md or .tex file: each '
-            "sentence is checked against the papers it cites ([@key], \\cite{key} or [1] with a reference list)."
+            "sentence is checked against the papers it cites ([@key], \\cite{key} or [1] with a reference list). Keys "
+            "that the draft's .bib file maps to papers need that file uploaded too."
             f'</p><ul class="dc-legend">{legend}</ul></div>')
 
 
@@ -171,10 +188,12 @@ def _item(s: SentenceResult) -> str:
     return f'<li class="dc-item dc-{slug}" data-label="{esc(s.label)}">{"".join(parts)}</li>'
 
 
-def render_report(report: CheckReport) -> str:
+def render_report(report: CheckReport, why: str | None = None) -> str:
+    """`why`: why keys did not resolve (ui.draft_bib.why_unresolved), under the list of them."""
     unknown = report.unknown_keys
     listed = ", ".join(map(shown_key, unknown))
     missing = f'<p class="dc-unknown">Not in the library: {esc(listed)}.</p>' if unknown else ""
+    missing += f'<p class="dc-why" role="note">{esc(why)}</p>' if why else ""
     flagged = report.flagged
     head = (f'<p class="dc-summary" role="status"><b>{flagged} sentence{"s" if flagged != 1 else ""} flagged</b> of '
             f"{len(report.sentences)} ({esc(report.format)}, {report.library_papers} papers in the library, checked "

@@ -3,6 +3,7 @@ place, as LaTeX reads them, and each sentence put back at the file and line it c
 
     read_latex(text, name) -> Manuscript   (each DraftSentence.file: None for the main draft, else the included file)
     pasted_note(text) -> str | None   (a pasted or uploaded draft has no folder: its inputs cannot be followed)
+    included_names(text), is_main(text)   (the UI places a project's uploaded files where they are named)
 
 A name is looked for in the main draft's folder (where LaTeX runs), then in the including file's folder; ".tex" is
 tried first unless the name ends with it (\\input{sections/intro} reads sections/intro.tex). Commented-out
@@ -211,3 +212,13 @@ def pasted_note(text: str) -> str | None:
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     return (f"{found[0].group()}{more}: included files are not read from a pasted or uploaded draft; run "
             "`rag check main.tex` on the folder")  # fmt: skip
+
+
+def included_names(text: str) -> list[str]:
+    """The names a LaTeX text's \\input, \\include and \\subfile commands give, as written (commented-out ones not)."""
+    return [(m.group(2) if m.group(1) else m.group(4)).strip() for m in _commands(_normal(text))]
+
+
+def is_main(text: str) -> bool:
+    """Whether a LaTeX text is a document's main file: a \\begin{document} that is not commented out."""
+    return "\\begin{document}" in _visible(_normal(text))

@@ -68,22 +68,18 @@ def parsed(name: str, text: str, fmt: str | None = None) -> Manuscript:
 
 def bib_entries(draft: Manuscript, name: str, given: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
     """Reference text for citation keys from .bib files: --bib, and those the draft names that exist under its
-    folder (rag.check.bibfiles); (references, the files read, a note for each named file outside the folder)."""
-    from rag.check.bibfiles import named_bibliographies
-    from rag.check.resolve import bib_references
-    from rag.corpus.bibtex import parse_bibtex
+    folder (rag.check.bibfiles, read as the UI reads an uploaded one); (references, the files read, a note for each
+    named file outside the folder and for each file whose entries were not all read)."""
+    from rag.check.bibfiles import named_bibliographies, read_bib
 
     named, notes = named_bibliographies(draft.bibliography_files, name)
     refs: dict[str, str] = {}
     read: list[str] = []
     for path in dict.fromkeys([Path(p) for p in given] + named):
-        try:
-            with path.open("rb") as f:
-                text = f.read().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DraftError(f"{path}: cannot read this .bib file ({exc})") from None
-        refs.update(bib_references(parse_bibtex(text)))
+        bib = read_bib(path)
+        refs.update(bib.references)
         read.append(str(path))
+        notes += [bib.note] if bib.note else []
     return refs, read, notes
 
 
