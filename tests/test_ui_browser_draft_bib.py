@@ -39,9 +39,12 @@ def _open_tab(p: Page) -> None:
     from playwright.sync_api import expect
 
     tab = p.page.get_by_role("tab", name="Check a draft")
-    if tab.count() == 0:
-        p.page.get_by_role("button", name="More tabs").click()
-        tab = p.page.locator("#side-tabs button", has_text="Check a draft").last
+    more = p.page.get_by_role("button", name="More tabs")
+    # gradio lays the tabs out after load: wait until one of the two ways in is shown, then take it
+    expect(tab.or_(more).filter(visible=True).first).to_be_visible(timeout=TIMEOUT_MS)
+    if not tab.filter(visible=True).count():
+        more.click()
+        tab = p.page.locator("#side-tabs button", has_text="Check a draft").filter(visible=True).last
     tab.click()
     expect(p.page.locator("#draft-text textarea")).to_be_visible(timeout=TIMEOUT_MS)
 
