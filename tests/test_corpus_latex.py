@@ -104,3 +104,21 @@ def test_an_answer_quotes_the_abstract_without_its_markup(bundled: Assistant) ->
     for answer in (gain, cost):
         assert "\\" not in answer.text and "~" not in answer.text
 
+
+def test_an_index_built_before_reads_plain_too(tmp_path: Path, minilm: object, monkeypatch: pytest.MonkeyPatch):
+    """An index whose stored abstracts still carry the markup (built before this change) answers plainly: stored
+    text is read through the same step; re-indexing then re-embeds exactly the papers whose text changed."""
+    settings = Settings(home=tmp_path / "home", collection="old").replace(llm="extractive")
+    with monkeypatch.context() as m:
+        m.setattr("rag.corpus.paper_fields.undo_latex_markup", lambda text: text)
+        build_index(settings, [CORPUS], embedder=minilm)  # type: ignore[arg-type]
+    assistant = open_assistant(settings, embedder=minilm)  # type: ignore[arg-type]
+    try:
+        answer = assistant.ask(GAIN)
+        assert "10% relative gain" in answer.text and "\\" not in answer.text and "~" not in answer.text, answer.text
+        paper = assistant.retriever.paper("icml2025-18")  # what a paper page, the check and an export read
+        assert paper is not None and "10\\%" not in paper.abstract and "10% relative gain" in paper.abstract
+    finally:
+        assistant.close()
+    report = build_index(settings, [CORPUS], embedder=minilm)  # type: ignore[arg-type]
+    assert report.embedded == 1, report  # only icml2025-18 carried markup
