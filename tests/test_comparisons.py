@@ -7,7 +7,7 @@ import pytest
 from rag.adapters.fakes import HashEmbedder
 from rag.types import CONTRADICTED, Hit, Paper
 from rag.verify.checker import SupportChecker
-from rag.verify.comparisons import direction_mismatch, reversed_comparison, unit_mismatch
+from rag.verify.comparisons import different_number, direction_mismatch, reversed_comparison, unit_mismatch
 from rag.verify.sentence_vectors import SentenceVectors
 
 SOURCE = ("The survey counts 4,800 lakes in the northern basin. Deeper lakes were more stable than shallow lakes. "
@@ -59,3 +59,33 @@ def test_a_corrected_premise_is_not_a_contradiction():
     checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
     assert checker.verdict("The learner does not keep old exemplars.", [hit]).label != CONTRADICTED
     assert checker.verdict("Old classes do not drift during training.", [hit]).label == CONTRADICTED
+
+
+DUAL_ARCH = (  # icml2025-01, the bundled corpus
+    "Extensive experiments demonstrate that Dual-Arch enhances the performance of existing CL methods while "
+    "being up to 87% more compact in terms of parameters."
+)
+
+
+@pytest.mark.parametrize(("claim", "source", "reason"), [
+    ("Dual-Arch is up to 45% more compact in terms of parameters.", DUAL_ARCH,
+     "says 45% more compact where the source says 87% more compact"),
+    ("It gives a 30 percent lower cost.", "It gives a 60 percent lower cost.",
+     "says 30 percent lower where the source says 60 percent lower"),
+    ("A 2× faster model.", "A 3× faster model.", "says 2× faster model where the source says 3× faster model"),
+    ("It saves $5 billion.", "It could save $750 million.", "says $5 billion where the source says $750 million"),
+    ("It cuts the cost by 80% without compromising accuracy.", "It cuts the cost by 10-60% without compromising "
+     "accuracy.", "says 80% without compromising where the source says 10-60% without compromising"),
+])  # fmt: skip
+def test_a_different_number_is_named_with_its_unit(claim: str, source: str, reason: str):
+    """The reason quotes each number as written, with its percent sign or unit: "45 more compact" read as a count."""
+    number = next(w.strip("$%×") for w in claim.split() if w.strip("$%×")[:1].isdigit())
+    assert different_number(claim, source, {number}) == reason
+
+
+def test_the_check_quotes_the_sentence_whose_number_differs():
+    hit = Hit(Paper("icml2025-01", "Dual-Arch", DUAL_ARCH), "icml2025-01:0", DUAL_ARCH, 1.0, 1.0)
+    checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
+    v = checker.verdict("Dual-Arch is up to 45% more compact in terms of parameters.", [hit])
+    assert v.label == CONTRADICTED and v.reason == "says 45% more compact where the source says 87% more compact"
+    assert [s for _, s in v.evidence] == [DUAL_ARCH]  # the source sentence is shown, found by the quoted phrase

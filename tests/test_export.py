@@ -29,7 +29,8 @@ KEPT = ("id", "title", "abstract", "authors", "year", "venue", "url", "code_url"
 TRICKY = Paper(
     id="lee2024:x/1", title="BERT & ImageNet: 50% of {Everything}_now ~ costs $5^2 #1", authors=(
         "Ann Lee", "Müller, Jr., Kai", "Barnes and Noble Team", "Zoë O'Brien"),
-    abstract=r"We use $\mathcal{O}(n)$ memory \ and C:\path\to\x; 100% of {cases} & ~more_text #tag^2.",
+    # math the reader keeps as it is (it cannot read \frac), so the export must carry $ \ { } through
+    abstract=r"We use $\frac{n}{2}$ memory \ and C:\path\to\x; 100% of {cases} & ~more_text #tag^2.",
     year=2024, venue="Proceedings of ICML 2024", url="https://example.org/a_b%20c#frag&x=1", code_url="https://git.example/x_y",
     arxiv_id="2401.01234", doi="10.1000/ab_c(12)",
 )  # fmt: skip

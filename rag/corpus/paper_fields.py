@@ -4,6 +4,8 @@ Field names are matched case-insensitively, with common alternatives (`summary` 
 `booktitle` for `venue`, `eprint` for `arxiv_id`). A record that cannot become a Paper raises BadRecord with the
 reason. A `url` or `code_url` that is neither http(s) nor a local file (`javascript:`, `data:`, `vbscript:`...) is
 dropped: no paper is found there, and no later output can then turn it into a link (each output checks again).
+The title, the abstract (and its labelled parts) and the body are read as typeset: LaTeX markup such as `10\\%` or
+`classifiers~(ACs)` is undone (rag.corpus.latex_in_abstracts); a derived id still comes from the text as given.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import re
 from pathlib import Path
 
 from rag.corpus.abstract_sections import abstract_sections
+from rag.corpus.latex_in_abstracts import undo_latex_markup
 from rag.corpus.text_io import Fields, json_kind, shown, slugify
 from rag.safe_text import safe_url
-from rag.types import Paper, Section
+from rag.types import AbstractSection, Paper, Section
 
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # whitespace controls are collapsed later
@@ -42,6 +45,11 @@ def _first(fields: Fields, *names: str) -> object:
         if value is not None and not (isinstance(value, str) and not value.strip()):
             return value
     return None
+
+
+def _plain(text: str) -> str:
+    """Prose as typeset: LaTeX markup of an abstract or a title undone (rag.corpus.latex_in_abstracts)."""
+    return " ".join(undo_latex_markup(text).split())
 
 
 def _text(value: object) -> str | None:
@@ -120,9 +128,12 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         url = _link(f"https://arxiv.org/abs/{arxiv_id}")
     elif url is None and doi:
         url = _link(f"https://doi.org/{doi}")
+    paper_id = _paper_id(_first(f, "id", "paper_id"), path, abstract)  # from the text as given: ids stay stable
+    abstract = _plain(abstract)
+    title = _text(f.get("title"))
     return Paper(
-        id=_paper_id(_first(f, "id", "paper_id"), path, abstract),
-        title=_text(f.get("title")) or derive_title(abstract),
+        id=paper_id,
+        title=(_plain(title) if title else "") or derive_title(abstract),
         abstract=abstract,
         authors=_authors(_first(f, "authors", "author")),
         year=_year(f.get("year")),
@@ -133,7 +144,9 @@ def build_paper(fields: Fields, path: Path, max_abstract_chars: int) -> Paper:
         source=shown(path),
         doi=doi,
         body=_body(f.get("body")),
-        abstract_sections=abstract_sections(f.get("sections"), abstract),
+        abstract_sections=tuple(
+            AbstractSection(s.label, _plain(s.text)) for s in abstract_sections(f.get("sections"), abstract)
+        ),
     )
 
 
@@ -149,7 +162,7 @@ def _body(value: object) -> tuple[Section, ...]:
         return ()
     return tuple(
         Section(s.page, _clean(s.heading) or None if s.heading else None, text)
-        for s in value if isinstance(s, Section) and (text := _clean(s.text))
+        for s in value if isinstance(s, Section) and (text := _plain(_clean(s.text)))
     )  # fmt: skip
 
 

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from rag.corpus.latex_in_abstracts import undo_latex_markup
 from rag.types import Chunk, Paper
 
 AUTHOR_SEP = "; "
@@ -53,13 +54,19 @@ def chunk_metadata(
     return meta
 
 
+def stored_text(text: str) -> str:
+    """Text as an index stores it, read as the corpus reader now reads it: an index built before LaTeX markup was
+    undone (rag.corpus.latex_in_abstracts) still holds `10\\%`; plain text comes back unchanged."""
+    return undo_latex_markup(text)
+
+
 def paper_from_metadata(meta: Mapping[str, Any], abstract: str) -> Paper:
     authors = str(meta.get("authors") or "")
     year = meta.get("year")
     return Paper(
         id=str(meta["paper_id"]),
-        title=str(meta.get("title") or meta["paper_id"]),
-        abstract=abstract,
+        title=stored_text(str(meta.get("title") or meta["paper_id"])),
+        abstract=stored_text(abstract),
         authors=tuple(a for a in authors.split(AUTHOR_SEP) if a),
         year=int(year) if isinstance(year, int | float) else None,
         venue=meta.get("venue") or None,

@@ -20,7 +20,7 @@ from rag.index.calibration import stored as stored_calibration
 from rag.index.docstore import DocStore
 from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
-from rag.index.records import page_of, paper_from_metadata
+from rag.index.records import page_of, paper_from_metadata, stored_text
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.evidence import rescore
 from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
@@ -151,8 +151,9 @@ class Retriever:
                 per[paper.id] = per.get(paper.id, 0) + 1
                 used_tokens += tokens
                 page, page_end, section = page_of(chunk.metadata)
-                roles = decode_roles(chunk.metadata.get("roles"), len(split_sentences(chunk.text)))
-                hits.append(Hit(paper, cid, chunk.text, fused[cid], dense.get(cid), lexical.get(cid) or None, tokens,
+                text = stored_text(chunk.text)  # an index built before markup was undone holds "10\\%"
+                roles = decode_roles(chunk.metadata.get("roles"), len(split_sentences(text)))
+                hits.append(Hit(paper, cid, text, fused[cid], dense.get(cid), lexical.get(cid) or None, tokens,
                                 page, page_end, section, roles))  # fmt: skip
                 if len(hits) >= k:
                     return hits

@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from rag.corpus.roles import decode_roles
+from rag.index.records import stored_text
 from rag.retrieve.retriever import Retriever
 from rag.text import split_sentences
 from rag.types import Hit
@@ -43,7 +44,7 @@ def whole_abstract(hit: Hit, retriever: Retriever) -> tuple[Hit, list[tuple[str,
     paper_id, position = _paper_and_position(hit.chunk_id)
     first = None if position == 0 else retriever.stored(f"{paper_id}:0")
     meta = first.metadata if first is not None else {}
-    abstract = hit.paper.abstract if position == 0 else str(meta.get("abstract") or "")
+    abstract = hit.paper.abstract if position == 0 else stored_text(str(meta.get("abstract") or ""))
     if not abstract or abstract == hit.text or meta.get("paper_id", paper_id) != paper_id:
         return hit, vectors
     for n in range(MAX_WINDOWS):
@@ -52,7 +53,7 @@ def whole_abstract(hit: Hit, retriever: Retriever) -> tuple[Hit, list[tuple[str,
         window = first if n == 0 and first is not None else retriever.stored(f"{paper_id}:{n}")
         if window is None or window.metadata.get("page") is not None:
             break
-        vectors += _stored_vectors(retriever, window.id, window.text)
+        vectors += _stored_vectors(retriever, window.id, stored_text(window.text))
     codes = meta.get("abstract_roles") if position else None
     if position == 0:
         own = retriever.stored(hit.chunk_id)
