@@ -119,17 +119,21 @@ def _label_at_row(r: Row, s: float, c: float) -> str:
     return str(r["learned"]) if r["probs"] is None else decide(r["probs"], s, c)[0]
 
 
+def _shares(decided: Sequence[Row], flagged: Callable[[str, str], bool]) -> dict[str, float]:
+    """Per gold label: the share flagged and the share labelled contradicted, by the decided label "at"."""
+    point: dict[str, float] = {}
+    for gold in sorted({r["gold"] for r in decided}):
+        mine = [r for r in decided if r["gold"] == gold]
+        point[gold] = sum(flagged(gold, r["at"]) for r in mine) / len(mine)
+        point[f"{gold} as contradicted"] = sum(r["at"] == CONTRADICTED for r in mine) / len(mine)
+    return point
+
+
 def curve(rows: Sequence[Row], flagged: Callable[[str, str], bool]) -> list[dict[str, Any]]:
     out = []
     for s in GRID:
         for c in GRID:
-            decided = at_floors(rows, s, c)
-            point: dict[str, Any] = {"supported": s, "contradicted": c}
-            for gold in sorted({r["gold"] for r in rows}):
-                mine = [r for r in decided if r["gold"] == gold]
-                point[gold] = sum(flagged(gold, r["at"]) for r in mine) / len(mine)
-                point[f"{gold} as contradicted"] = sum(r["at"] == CONTRADICTED for r in mine) / len(mine)
-            out.append(point)
+            out.append({"supported": s, "contradicted": c} | _shares(at_floors(rows, s, c), flagged))
     return out
 
 
@@ -148,13 +152,7 @@ def overruled(rows: Sequence[Row], c: float) -> list[Row]:
 def veto_curve(rows: Sequence[Row], flagged: Callable[[str, str], bool]) -> list[dict[str, Any]]:
     out = []
     for c in (*GRID, 0.95, 0.98):
-        decided = overruled(rows, c)
-        point: dict[str, Any] = {"contradicted": c}
-        for gold in sorted({r["gold"] for r in rows}):
-            mine = [r for r in decided if r["gold"] == gold]
-            point[gold] = sum(flagged(gold, r["at"]) for r in mine) / len(mine)
-            point[f"{gold} as contradicted"] = sum(r["at"] == CONTRADICTED for r in mine) / len(mine)
-        out.append(point)
+        out.append({"contradicted": c} | _shares(overruled(rows, c), flagged))
     return out
 
 
