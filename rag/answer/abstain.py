@@ -11,8 +11,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rag.answer.definitions import mentions
 from rag.answer.question import Question
 from rag.answer.term_match import Haystack
+from rag.corpus.abbreviations import abbreviations
+from rag.retrieve.fields import author_match
 from rag.types import Hit
 from rag.verify.checker import source_text
 from rag.verify.lexicon import STOPWORDS, tokenize
@@ -154,7 +157,8 @@ def retrieval_refusal(
     """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant: the best
     cosine similarity is below the relevance floor, the question names nothing a source mentions, and the dense
     search and BM25 do not rank the same paper first (`agree`, asked only then: two independent signals pointing at
-    one paper say a low similarity is the question's wording, a reader's own words, not a missing paper). Whether
+    one paper say a low similarity is the question's wording, a reader's own words, not a missing paper). A question
+    naming an author of a retrieved paper names that paper (its similarity to the abstract says nothing). Whether
     the sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
     extractive backend from its evidence."""
     if not hits:
@@ -163,6 +167,8 @@ def retrieval_refusal(
     origin = floors.origin if isinstance(floors, Floors) else "the setting"
     best = top_relevance(hits)
     named = bool(question.key_terms) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
+    named = named or any(author_match(question.names, h.paper.authors) for h in hits)  # "Zilberg's paper"
+    named = named or any(mentions(question.asked, a, False) for h in hits for a in abbreviations(h.text))  # bSGD
     if best < floor and not named and not agree():
         return f"nothing relevant was found (best similarity {best:.2f} < {floor:.2f}, {origin})"
     return None
