@@ -59,3 +59,20 @@ def test_what_an_abbreviation_stands_for_quotes_its_defining_sentence_first(assi
     assert _cited(answer)[0] == "icml2025-09"
     long_form = assistant.ask("What is Exemplar-Free Class-Incremental Learning?")
     assert "(EFCIL)" in long_form.text.split("[")[0]  # the defining sentence leads
+
+
+def test_a_publication_year_and_a_venue_limit_the_papers(assistant: Assistant):
+    assert analyse("Which studies published since 2020 use satellites?").years == (2020, None)
+    assert analyse("Which study used data from 2019?").years == (None, None)  # a year of the data, not the paper
+    none = assistant.ask("Which papers from 2024 study continual learning?")
+    assert none.abstained  # every bundled paper is from 2025
+    counted = assistant.ask("How many papers at ICML study continual learning?")
+    first = counted.text.splitlines()[0]
+    assert first.endswith("of the indexed papers:") and int(first.split()[0]) >= 3
+    assert {"icml2025-01", "icml2025-18"} <= set(_cited(counted))
+
+
+def test_a_name_an_abstract_cites_is_not_taken_for_an_author(assistant: Assistant):
+    # "Huang et al., 2024" is cited in the PreSelect abstract; a Huang also co-wrote another paper
+    answer = assistant.ask("Which papers build on findings by Huang et al.?")
+    assert "is by" not in answer.text

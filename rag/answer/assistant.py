@@ -178,6 +178,8 @@ class Assistant:
     def retrieve(self, route: Route, k: int | None, filters: Filters | None) -> tuple[Hit, ...]:
         retrieval = self.retriever.settings
         question, budget = route.analysed, retrieval.context_tokens
+        if question.years != (None, None) and not (filters and filters.has_year_range):  # "papers from 2024"
+            filters = replace(filters or Filters(), year_min=question.years[0], year_max=question.years[1])
         if k is None:  # an explicit 0 is refused by the retriever, not silently replaced by the default
             k = 2 * retrieval.k if route.mode == "summary" else retrieval.k
             if question.wants("list"):  # "which papers ...": room for every paper that addresses it

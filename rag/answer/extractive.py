@@ -19,7 +19,7 @@ from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
 from rag.answer.definitions import definition
-from rag.answer.library import authored, authorship_answer
+from rag.answer.library import authored, authorship_answer, restricted
 from rag.answer.metadata import metadata_answer
 from rag.answer.paper_focus import paper_gap
 from rag.answer.paper_lines import relevance
@@ -114,7 +114,8 @@ class ExtractiveBackend:
         lead = f"{defined.sentence} [{defined.n}]" if defined else None
         if defined and defined.expansion_only:
             return f"{defined.sentence} [{defined.n}]"
-        mine = authored(question, hits)  # "Zilberg's paper": only that author's papers answer
+        mine = restricted(question, hits)  # "Zilberg's paper", "at ICML": only those papers answer
+        by = authored(question, hits)  # ... and a named author's paper answers however the question is worded
         named = named_papers(question.text, hits)
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
@@ -125,16 +126,16 @@ class ExtractiveBackend:
             compared = list(dict.fromkeys(sides)) if len(set(sides)) >= 2 else named
             return paper_lines.comparison(self._scored(question, hits, contribution=True), hits, compared)
         everything = score_sentences(question, hits, self.vectors)
-        if not everything or max(c.similarity for c in everything) < self.floors.sentence and not mine:
+        if not everything or max(c.similarity for c in everything) < self.floors.sentence and not by:
             return lead or REFUSAL  # no retrieved sentence is close enough to the question to address it
         scored = self._scored(question, hits, scored=everything)
         meant = identified_paper(question.text, hits)
         if meant is not None and len(named) < 2:  # "the Zorp123 benchmark"
             own = [c for c in scored if c.n == meant]
             scored = own if own and own[0].score >= MIN_SCORE else scored
-        if mine:  # the author named the paper: its best sentences answer, however the question is worded
+        if mine:  # the author or venue named the papers: their best sentences answer
             scored = [c for c in scored if c.n in mine] or scored
-        if not scored or scored[0].score < MIN_SCORE and not mine:
+        if not scored or scored[0].score < MIN_SCORE and not by:
             return lead or REFUSAL
         chosen = self._chosen(scored, hits)
         if len(question.parts) > 1:  # a multi-part question gets a sentence for every part

@@ -49,6 +49,25 @@ def authored(question: Question, hits: Sequence[Hit]) -> list[int]:
     return [n for n, score in enumerate(scores, 1) if best and score == best]
 
 
+_AT_VENUE = re.compile(r"\b(?:at|in|from|to)\s+(?:the\s+)?([A-Z][\w-]*[A-Z][\w-]*|[A-Z]{2,}[\w-]*)")
+
+
+def at_venue(question: Question, hits: Sequence[Hit]) -> list[int]:
+    """The numbers of the sources published at the venue the question names ("at ICML", "in NeurIPS"): a venue
+    field that holds the word. Empty when no source's venue does (then the word was not a venue)."""
+    found = []
+    for m in _AT_VENUE.finditer(question.asked):
+        word = re.compile(rf"\b{re.escape(m.group(1))}\b", re.IGNORECASE)
+        found += [n for n, h in enumerate(hits, 1) if h.paper.venue and word.search(h.paper.venue)]
+    return sorted(set(found))
+
+
+def restricted(question: Question, hits: Sequence[Hit]) -> list[int]:
+    """The sources the question limits itself to by their fields (author, venue), or [] when it names none."""
+    by, at = authored(question, hits), at_venue(question, hits)
+    return sorted(set(by) & set(at)) or by or at if by and at else by or at
+
+
 def asks_authorship(question: Question) -> bool:
     clause = question.asked
     return bool(_AUTHORSHIP.search(clause) and _ASKS_PAPERS.search(clause) or _PAPERS_BY.search(clause))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from rag.answer.metadata import metadata_intent
 from rag.answer.question_parts import compared, question_parts
-from rag.retrieve.fields import name_words
+from rag.retrieve.fields import name_words, year_range
 from rag.verify.lexicon import tokenize
 
 SUMMARY_REQUEST = re.compile(
@@ -40,9 +40,11 @@ _QUANTITY = re.compile(
 _WORKS = r"(?:papers|studies|works|articles|publications|research)"
 _LIST = re.compile(
     rf"\b(?:which|what) {_WORKS}\b|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
+    rf"|\bhow many (?:of the |indexed )?{_WORKS}\b"
     rf"|\bany (?:papers?|stud(?:y|ies))\b|\b{_WORKS} (?:that|which|on|about)\b|\blist (?:the |all )?{_WORKS}\b",
     re.IGNORECASE,
 )
+_HOW_MANY_WORKS = re.compile(rf"\bhow many (?:of the |indexed )?{_WORKS}\b", re.IGNORECASE)
 _COMPARISON = re.compile(
     r"\b(compar(?:e|es|ed|ing|ison)|contrast\w*|versus|vs\.?|differ|differs|differently"
     r"|differ(?:ence|ences|ent) between|distinguish\w*|each|both)\b",
@@ -96,6 +98,7 @@ class Question:
     sides: tuple[str, ...] = ()  # a comparison's two things compared ("SimpleMix", "the contamination paper")
     metadata: tuple[str, ...] = ()  # "authors", "code", "link", "venue", "year"
     names: tuple[str, ...] = ()  # capitalised words that may name an author (rag.retrieve.fields.name_words)
+    years: tuple[int | None, int | None] = (None, None)  # "papers from 2024": the years it is limited to
     mode: str = "answer"  # "answer" | "summary"
 
     def wants(self, kind: str) -> bool:
@@ -114,7 +117,7 @@ def analyse(text: str, mode: str | None = None) -> Question:
             ("summary", mode == "summary" or (mode is None and bool(SUMMARY_REQUEST.search(text)))),
             ("list", bool(_LIST.search(text))),
             ("comparison", bool(_COMPARISON.search(text))),
-            ("quantity", bool(_QUANTITY.search(text))),
+            ("quantity", bool(_QUANTITY.search(text)) and not _HOW_MANY_WORKS.search(text)),  # a count of papers
             ("aim", bool(_AIM.search(asked))),
             ("contribution", bool(_CONTRIBUTION.search(text))),
             ("why", bool(_WHY.match(asked))),
@@ -131,7 +134,8 @@ def analyse(text: str, mode: str | None = None) -> Question:
         parts=parts,
         kinds=frozenset(kinds),
         metadata=meta,
-        names=name_words(asked),
+        names=name_words(text),
+        years=year_range(asked),
         mode="summary" if "summary" in kinds else "answer",
         sides=tuple(compared(text)) if "comparison" in kinds else (),
     )

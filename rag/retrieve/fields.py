@@ -105,3 +105,28 @@ def promote(order: list[str], fused: dict[str, float], papers: Sequence[str]) ->
         fused.setdefault(cid, top)
         front.append(cid)
     return front + [c for c in order if c not in front]
+
+
+_YEAR_AFTER_PAPERS = re.compile(
+    r"\b(?:papers?|works?|stud(?:y|ies)|articles?|publications?|research|published|written|released|appeared)"
+    r"(?:\s+(?:published|written|released|that appeared|appearing))?\s+"
+    r"(from|in|during|since|after|before|between)\s+((?:19|20)\d\d)(?:\s+and\s+((?:19|20)\d\d))?\b",
+    re.IGNORECASE,
+)
+
+
+def year_range(question: str) -> tuple[int | None, int | None]:
+    """The publication years a question restricts itself to: "papers from 2024" (2024, 2024), "published since
+    2020" (2020, None), "studies before 2019" (None, 2018), "papers between 2019 and 2021" (2019, 2021); (None, None)
+    when it names none. Only a year that follows the papers or their publishing counts ("data from 2019" does not)."""
+    m = _YEAR_AFTER_PAPERS.search(question)
+    if not m:
+        return None, None
+    word, year, until = m.group(1).lower(), int(m.group(2)), m.group(3)
+    if word == "between":
+        return (year, int(until)) if until else (None, None)
+    if word in ("since", "after"):
+        return year + (word == "after"), None
+    if word == "before":
+        return None, year - 1
+    return year, year
