@@ -76,3 +76,20 @@ def test_a_name_an_abstract_cites_is_not_taken_for_an_author(assistant: Assistan
     # "Huang et al., 2024" is cited in the PreSelect abstract; a Huang also co-wrote another paper
     answer = assistant.ask("Which papers build on findings by Huang et al.?")
     assert "is by" not in answer.text
+
+
+def test_abbreviations_are_stored_at_index_time_and_found_in_the_text_of_an_older_index(assistant: Assistant):
+    from dataclasses import replace
+
+    from rag.answer.definitions import definition
+    from rag.index.records import paper_from_metadata, paper_metadata
+
+    kds = assistant.retriever.paper("icml2025-05")
+    assert kds is not None and ("KDS", "Kernel Divergence Score") in (kds.abbreviations or ())
+    older = paper_from_metadata({k: v for k, v in paper_metadata(kds).items() if k != "abbreviations"}, kds.abstract)
+    assert older.abbreviations is None  # written before they were stored
+    question = analyse("What does KDS stand for?")
+    hits = assistant.retrieve(assistant.route(question.text, (), llm=None, model=None, summary=None), None, None)
+    for paper in (kds, older):
+        found = definition(question, [replace(h, paper=paper) if h.paper.id == paper.id else h for h in hits])
+        assert found is not None and found.sentence.startswith("To address this problem, we propose Kernel Divergence")

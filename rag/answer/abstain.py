@@ -11,10 +11,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.answer.definitions import mentions
+from rag.answer.definitions import defined_in, mentions
 from rag.answer.question import Question
 from rag.answer.term_match import Haystack
-from rag.corpus.abbreviations import abbreviations
 from rag.retrieve.fields import author_match
 from rag.types import Hit
 from rag.verify.checker import source_text
@@ -168,7 +167,7 @@ def retrieval_refusal(
     best = top_relevance(hits)
     named = bool(question.key_terms) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
     named = named or any(author_match(question.names, h.paper.authors) for h in hits)  # "Zilberg's paper"
-    named = named or any(mentions(question.asked, a, False) for h in hits for a in abbreviations(h.text))  # bSGD
+    named = named or any(mentions(question.asked, a, False) for h in hits for a in defined_in(h))  # bSGD
     if best < floor and not named and not agree():
         return f"nothing relevant was found (best similarity {best:.2f} < {floor:.2f}, {origin})"
     return None

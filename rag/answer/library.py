@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.question import Question
-from rag.retrieve.fields import author_match
+from rag.retrieve.fields import author_match, mentioned
 from rag.types import Hit, Paper
 
 # the question asks about authorship or titles, not about the content of the papers
@@ -42,7 +42,7 @@ _PAPERS_BY = re.compile(
 def authored(question: Question, hits: Sequence[Hit]) -> list[int]:
     """The numbers ([n], from 1) of the sources one of whose authors the question names, closest match only. A
     name a source's text mentions is a cited work's author, not taken for an author of the library's papers."""
-    cited = {w for h in hits for w in question.names if re.search(rf"\b{re.escape(w)}\b", h.text)}
+    cited = {w for h in hits for w in question.names if mentioned(w, h.text)}
     names = [w for w in question.names if w not in cited]  # "Huang et al., 2024" in an abstract: a cited work
     scores = [author_match(names, h.paper.authors) for h in hits]
     best = max(scores, default=0)

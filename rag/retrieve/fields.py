@@ -67,7 +67,7 @@ def author_match(names: Sequence[str], authors: Sequence[str]) -> int:
 
 
 Authored = tuple[tuple[str, ...], str]  # a paper's authors, and a chunk's text
-POSTING_LIMIT = 2000  # a word in more chunks than this is a common word, not a name to look up
+POSTING_LIMIT = 500  # a word in more chunks than this is a common word, not a name to look up (latency)
 
 
 def authored_papers(
@@ -87,11 +87,25 @@ def authored_papers(
     if not firsts:
         return []
     found = authors_of(list(firsts))
-    cited = {w for w in names for _, text in found.values() if re.search(rf"\b{re.escape(w)}\b", text)}
-    kept = [w for w in names if w not in cited]
-    scored = [(author_match(kept, authors), cid) for cid, (authors, _) in found.items()]
+    wanted = {fold(w) for w in names}
+    candidates = {cid: authors for cid, (authors, _) in found.items() if _holds(wanted, authors)}
+    if not candidates:
+        return []
+    kept = [w for w in names if not any(mentioned(w, text) for _, text in found.values())]
+    scored = [(author_match(kept, authors), cid) for cid, authors in candidates.items()]
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: -s[0])
     return [cid.rsplit(":", 1)[0] for _, cid in best]
+
+
+def _holds(wanted: set[str], authors: Sequence[str]) -> bool:
+    """A quick test before the word-by-word match: some wanted name occurs in the folded author list."""
+    joined = fold("; ".join(authors))
+    return any(w in joined for w in wanted)
+
+
+def mentioned(word: str, text: str) -> bool:
+    """The word occurs in the text as a word (a substring test first: most texts do not hold it at all)."""
+    return word in text and re.search(rf"\b{re.escape(word)}\b", text) is not None
 
 
 def promote(order: list[str], fused: dict[str, float], papers: Sequence[str]) -> list[str]:

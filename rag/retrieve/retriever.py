@@ -20,7 +20,7 @@ from rag.index.calibration import stored as stored_calibration
 from rag.index.docstore import DocStore
 from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
-from rag.index.records import page_of, paper_from_metadata
+from rag.index.records import AUTHOR_SEP, page_of, paper_from_metadata
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.evidence import rescore
 from rag.retrieve.fields import authored_papers, promote
@@ -224,7 +224,7 @@ class Retriever:
 
     def _authors_of(self, chunk_ids: list[str]) -> dict[str, tuple[tuple[str, ...], str]]:
         chunks = self._chunks(chunk_ids, {}, {})
-        return {c.id: (paper_from_metadata(c.metadata, c.text).authors, c.text) for c in chunks}
+        return {c.id: (tuple(str(c.metadata.get("authors") or "").split(AUTHOR_SEP)), c.text) for c in chunks}
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, kept for the last few queries (the answer step reuses the one search made)."""
