@@ -93,3 +93,8 @@ def test_abbreviations_are_stored_at_index_time_and_found_in_the_text_of_an_olde
     for paper in (kds, older):
         found = definition(question, [replace(h, paper=paper) if h.paper.id == paper.id else h for h in hits])
         assert found is not None and found.sentence.startswith("To address this problem, we propose Kernel Divergence")
+
+
+def test_what_an_authors_paper_is_about_is_said_by_its_title(assistant: Assistant):
+    answer = assistant.ask("What is Boetius's paper about?")
+    assert answer.text.startswith("Solving Probabilistic Verification Problems") and _cited(answer) == ["icml2025-17"]

@@ -20,7 +20,7 @@ from rag.types import Hit, Paper
 _AUTHORSHIP = re.compile(
     r"\b(wr[io]te|writ(?:ten|es|ing)|authored|(?:co-?)?authors?|co-?authored|co-?wr[io]te|publish\w*|contribut\w*"
     r"|work(?:ed|s)? (?:with|together)|collaborat\w*|involved|(?:is|was|are|were) (?:it|they) (?:called|titled)"
-    r"|titles?|called|named)\b",
+    r"|titles?|called|named)\b|\babout\W*$",  # "what is X's paper about?": its title says
     re.IGNORECASE,
 )
 _ASKS_PAPERS = re.compile(
