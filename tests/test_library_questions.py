@@ -41,6 +41,7 @@ def test_an_authors_paper_is_not_refused_as_irrelevant(assistant: Assistant):
     hits = assistant.retrieve(assistant.route(question.text, (), llm=None, model=None, summary=None), None, None)
     assert hits[0].paper.id == "icml2025-10"  # the author's paper leads the sources (an LLM sees it first)
     assert retrieval_refusal(question, hits, 0.99) is None  # whatever the similarity: the question names its author
+    assert retrieval_refusal(question, hits, 0.99, fields=False) is not None  # the LLM backends' gate, for now
     answer = assistant.ask("What did Zilberg's paper introduce?")
     assert not answer.abstained and _cited(answer)[0] == "icml2025-10" and "PieClam" in answer.text
 
