@@ -46,6 +46,9 @@ class Paper:
     doi: str | None = None  # bare DOI ("10.1000/xyz"), no resolver prefix
     body: tuple[Section, ...] = ()  # full text beyond the abstract, when it was read (PDFs with --full-text)
     abstract_sections: tuple[AbstractSection, ...] = ()  # a structured abstract's labelled parts, if the source has any
+    # (short form, long form) the abstract defines, found at index time (rag.corpus.abbreviations); None: an index
+    # written before they were stored (the answer finds them in the text then)
+    abbreviations: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from rag.answer import paper_lines
 from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
+from rag.answer.definitions import definition
+from rag.answer.library import authored, authorship_answer, restricted
 from rag.answer.metadata import metadata_answer
 from rag.answer.paper_focus import paper_gap
 from rag.answer.paper_lines import relevance
@@ -113,27 +115,36 @@ class ExtractiveBackend:
     def answer(self, question: Question, hits: Sequence[Hit]) -> str:
         if not hits:
             return REFUSAL
-        meta = metadata_answer(question.metadata, hits)
+        meta = metadata_answer(question.metadata, hits) or authorship_answer(question, hits)
         if meta:
             return meta
+        defined = definition(question, hits)  # "what does KDS stand for": the sentence that defines it
+        lead = f"{defined.sentence} [{defined.n}]" if defined else None
+        if defined and defined.expansion_only:
+            return f"{defined.sentence} [{defined.n}]"
+        mine = restricted(question, hits)  # "Zilberg's paper", "at ICML": only those papers answer
+        by = authored(question, hits)  # ... and a named author's paper answers however the question is worded
         named = named_papers(question.text, hits)
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
+            scored = [c for c in scored if c.n in mine] or scored if mine else scored
             return paper_lines.paper_list(scored, hits, self.floors.relevance)
         if question.wants("comparison") or len(named) >= 2:
             sides = [n for n in (side_paper(side, hits) for side in question.sides) if n is not None]
             compared = list(dict.fromkeys(sides)) if len(set(sides)) >= 2 else named
             return paper_lines.comparison(self._scored(question, hits, contribution=True), hits, compared)
         everything = score_sentences(question, hits, self.vectors)
-        if not everything or max(c.similarity for c in everything) < self.floors.sentence:
-            return REFUSAL  # no retrieved sentence is close enough to the question to address it
+        if not everything or max(c.similarity for c in everything) < self.floors.sentence and not by:
+            return lead or REFUSAL  # no retrieved sentence is close enough to the question to address it
         scored = self._scored(question, hits, scored=everything)
         meant = identified_paper(question.text, hits)
         if meant is not None and len(named) < 2:  # "the Zorp123 benchmark"
             own = [c for c in scored if c.n == meant]
             scored = own if own and own[0].score >= MIN_SCORE else scored
-        if not scored or scored[0].score < MIN_SCORE:
-            return REFUSAL
+        if mine:  # the author or venue named the papers: their best sentences answer
+            scored = [c for c in scored if c.n in mine] or scored
+        if not scored or scored[0].score < MIN_SCORE and not by:
+            return lead or REFUSAL
         chosen = self._chosen(scored, hits)
         if len(question.parts) > 1:  # a multi-part question gets a sentence for every part
             self.vectors(list(question.parts))  # the parts' vectors in one model call, not one call each
@@ -144,7 +155,11 @@ class ExtractiveBackend:
                     chosen.append(best[0])
         if not question.wants("aim"):
             chosen = with_finding(question, scored, chosen)
-        return " ".join(c.quoted() for c in lead_with_finding(question, chosen))
+        quoted = [c.quoted() for c in lead_with_finding(question, chosen)]
+        if defined and lead:  # the defining sentence first, then the others
+            quoted = [lead, *(q for c, q in zip(lead_with_finding(question, chosen), quoted, strict=True)
+                              if not (c.n == defined.n and c.text == defined.sentence))][:MAX_SENTENCES]  # fmt: skip
+        return " ".join(quoted)
 
     def _chosen(self, scored: list[Scored], hits: Sequence[Hit]) -> list[Scored]:
         """The best sentences for the whole question: the top one, and the next ones nearly as good."""

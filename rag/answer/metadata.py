@@ -1,5 +1,5 @@
-"""Questions about a paper's bibliographic facts (authors, code, links) are answered from the index metadata of
-the best-matching paper, never from abstract text."""
+"""Questions about a paper's bibliographic facts (authors, code, links, venue, year) are answered from the index
+metadata of the best-matching paper, never from abstract text."""
 
 from __future__ import annotations
 
@@ -26,10 +26,24 @@ _LINK = re.compile(
     re.IGNORECASE,
 )
 
+_VENUE = re.compile(
+    r"\b(?:which|what) (?:venue|conference|journal|proceedings)\b(?!['\u2019]s)"
+    r"|\b(?:venue|conference|journal) (?:of|for|did)\b"
+    r"|\bwhere (?:was|were|did|is)\b.*\b(?:published|appear\w*|presented)\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(
+    r"\b(?:what|which) year\b.*\b(?:published|appear\w*|released|presented|come out|written)\b"
+    r"|\bwhen (?:was|were|did|is)\b.*\b(?:published|appear\w*|released|presented|come out)\b"
+    r"|\byear of publication\b|\bpublication year\b",
+    re.IGNORECASE,
+)
+_KINDS = (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK), ("venue", _VENUE), ("year", _YEAR))
+
 
 def metadata_intent(question: str) -> list[str]:
-    """Which bibliographic facts the question asks for: "authors", "code", "link" (or none)."""
-    return [kind for kind, rx in (("authors", _AUTHORS), ("code", _CODE), ("link", _LINK)) if rx.search(question)]
+    """Which bibliographic facts the question asks for: "authors", "code", "link", "venue", "year" (or none)."""
+    return [kind for kind, rx in _KINDS if rx.search(question)]
 
 
 def metadata_answer(wants: Sequence[str], hits: Sequence[Hit]) -> str | None:
@@ -49,4 +63,8 @@ def metadata_answer(wants: Sequence[str], hits: Sequence[Hit]) -> str | None:
     if "link" in wants and (url or p.arxiv_id):
         arxiv = f"arXiv {p.arxiv_id}, " if p.arxiv_id else ""
         parts.append(f"{p.title} is available at {arxiv}{url or ''} [1].".replace(", [1]", " [1]"))
+    if "venue" in wants and p.venue and not ("authors" in wants and p.authors):  # the authors' sentence says it
+        parts.append(f"{p.title} appeared at {p.venue} [1].")
+    if "year" in wants and p.year and not any(str(p.year) in x for x in parts):  # said with venue or authors
+        parts.append(f"{p.title} was published in {p.year} [1].")
     return " ".join(parts) if parts else REFUSAL

@@ -14,7 +14,8 @@ Kinds (a question may have several):
     contribution "what does it propose / introduce ...": the paper's contribution sentence
     why          "why ..." / "how come ...": a premise to confirm or correct, not a reason to refuse
     yes_no       "Is / Does / Can ... ?": answered by a result or conclusion
-    metadata     authors, code or links (`metadata` says which): answered from the index metadata
+    metadata     authors, code, links, venue or year (`metadata` says which): answered from the index metadata
+The capitalised words that may name an author (`names`) are matched against each paper's author list.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 from rag.answer.metadata import metadata_intent
 from rag.answer.question_parts import compared, question_parts
+from rag.retrieve.fields import name_words, year_range
 from rag.verify.lexicon import tokenize
 
 SUMMARY_REQUEST = re.compile(
@@ -38,9 +40,11 @@ _QUANTITY = re.compile(
 _WORKS = r"(?:papers|studies|works|articles|publications|research)"
 _LIST = re.compile(
     rf"\b(?:which|what) {_WORKS}\b|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
+    rf"|\bhow many (?:of the |indexed )?{_WORKS}\b"
     rf"|\bany (?:papers?|stud(?:y|ies))\b|\b{_WORKS} (?:that|which|on|about)\b|\blist (?:the |all )?{_WORKS}\b",
     re.IGNORECASE,
 )
+_HOW_MANY_WORKS = re.compile(rf"\bhow many (?:of the |indexed )?{_WORKS}\b", re.IGNORECASE)
 _COMPARISON = re.compile(
     r"\b(compar(?:e|es|ed|ing|ison)|contrast\w*|versus|vs\.?|differ|differs|differently"
     r"|differ(?:ence|ences|ent) between|distinguish\w*|each|both)\b",
@@ -57,7 +61,7 @@ _YES_NO = re.compile(
     r"\s*(is|are|was|were|does|do|did|can|could|should|would|will|has|have|had|may|might|must)\b", re.IGNORECASE
 )
 
-_QUESTION_SPLIT = re.compile(r"(?<=[.!?:])['\"\u2019\u201d)]*\s+|\n+")
+_QUESTION_SPLIT = re.compile(r"(?<=[.!?:])(?<! al\.)['\"\u2019\u201d)]*\s+|\n+")  # "Li et al." ends no sentence
 _KEY_TERM = re.compile(r"\"([^\"]{3,60})\"|\b([A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Za-z]+-?\d[\w.-]*|\d[\d,.]*%?)")
 
 
@@ -92,7 +96,9 @@ class Question:
     parts: tuple[str, ...]  # sub-questions; (text,) when it asks one thing
     kinds: frozenset[str]
     sides: tuple[str, ...] = ()  # a comparison's two things compared ("SimpleMix", "the contamination paper")
-    metadata: tuple[str, ...] = ()  # "authors", "code", "link"
+    metadata: tuple[str, ...] = ()  # "authors", "code", "link", "venue", "year"
+    names: tuple[str, ...] = ()  # capitalised words that may name an author (rag.retrieve.fields.name_words)
+    years: tuple[int | None, int | None] = (None, None)  # "papers from 2024": the years it is limited to
     mode: str = "answer"  # "answer" | "summary"
 
     def wants(self, kind: str) -> bool:
@@ -102,14 +108,16 @@ class Question:
 def analyse(text: str, mode: str | None = None) -> Question:
     """The analysed question. `mode` "summary" forces a summary; None decides from the wording."""
     asked = asked_clause(text)
-    meta = tuple(metadata_intent(text))
+    parts = tuple(question_parts(text))
+    # a venue or year asked beside other things is one part of the answer, not all of it
+    meta = tuple(k for k in metadata_intent(text) if len(parts) < 2 or k not in ("venue", "year"))
     kinds = {
         kind
         for kind, hit in (
             ("summary", mode == "summary" or (mode is None and bool(SUMMARY_REQUEST.search(text)))),
             ("list", bool(_LIST.search(text))),
             ("comparison", bool(_COMPARISON.search(text))),
-            ("quantity", bool(_QUANTITY.search(text))),
+            ("quantity", bool(_QUANTITY.search(text)) and not _HOW_MANY_WORKS.search(text)),  # a count of papers
             ("aim", bool(_AIM.search(asked))),
             ("contribution", bool(_CONTRIBUTION.search(text))),
             ("why", bool(_WHY.match(asked))),
@@ -123,9 +131,11 @@ def analyse(text: str, mode: str | None = None) -> Question:
         asked=asked,
         tokens=tuple(tokenize(text)),
         key_terms=tuple(key_terms(asked)),
-        parts=tuple(question_parts(text)),
+        parts=parts,
         kinds=frozenset(kinds),
         metadata=meta,
+        names=name_words(text),
+        years=year_range(asked),
         mode="summary" if "summary" in kinds else "answer",
         sides=tuple(compared(text)) if "comparison" in kinds else (),
     )

@@ -174,6 +174,14 @@ class LexicalIndex:
                 return best
         return None
 
+    def postings(self, word: str) -> list[str]:
+        """The chunk ids whose indexed text (abstract, title, authors, venue) holds every term of `word`."""
+        held: set[int] | None = None
+        for token in self._token_ids(terms(word)):
+            chunks = {int(d) for d in self._chunks_of(token)[0]}
+            held = chunks if held is None else held & chunks
+        return [self.ids[d] for d in sorted(held or ())]
+
     def scores(self, query: str) -> np.ndarray | None:
         """The query's BM25 score for every chunk, in `ids` order (None when no query word is indexed).
 

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from rag.corpus.abbreviations import abbreviations
 from rag.corpus.latex_in_abstracts import undo_latex_markup
 from rag.types import Chunk, Paper
 
@@ -23,7 +24,17 @@ def paper_metadata(paper: Paper) -> dict[str, str | int]:
         value = getattr(paper, key)
         if value:
             meta[key] = value
+    meta["abbreviations"] = json.dumps([[a.short, a.long] for a in abbreviations(paper.abstract)], ensure_ascii=False)
     return meta
+
+
+def _abbreviations(meta: Mapping[str, Any]) -> tuple[tuple[str, str], ...] | None:
+    """The stored (short, long) pairs; None when this index did not store them (or they are unreadable)."""
+    try:
+        pairs = json.loads(str(meta["abbreviations"]))
+        return tuple((str(short), str(long)) for short, long in pairs)
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
 def meta_hash(meta: Mapping[str, Any]) -> str:
@@ -75,6 +86,7 @@ def paper_from_metadata(meta: Mapping[str, Any], abstract: str) -> Paper:
         arxiv_id=meta.get("arxiv_id") or None,
         source=str(meta.get("source") or ""),
         doi=meta.get("doi") or None,
+        abbreviations=_abbreviations(meta),
     )
 
 

@@ -20,9 +20,10 @@ from rag.index.calibration import stored as stored_calibration
 from rag.index.docstore import DocStore
 from rag.index.layout import Layout
 from rag.index.local_copies import load_local, local_only
-from rag.index.records import page_of, paper_from_metadata, stored_text
+from rag.index.records import AUTHOR_SEP, page_of, paper_from_metadata, stored_text
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.evidence import rescore
+from rag.retrieve.fields import authored_papers, promote
 from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
 from rag.settings import RetrievalSettings
 from rag.text import split_sentences
@@ -132,6 +133,8 @@ class Retriever:
         n = max(self.settings.candidates, 3 * k * per_paper) * (4 if filters.active else 1)
         qvec = self.query_vector(query)
         order, fused, dense, lexical, fetched = self._rank(query, qvec, mode, n, filters)
+        if mode != "dense":  # a paper whose author the query names (a field match, not the abstract's words)
+            order = promote(order, fused, authored_papers(query, self.lexical.postings, self._authors_of))
 
         hits: list[Hit] = []
         per: dict[str, int] = {}
@@ -219,6 +222,10 @@ class Retriever:
             chunk = fetched.get(cid) if docs is None or cid not in docs else docs.get(cid)
             if chunk is not None:
                 yield chunk
+
+    def _authors_of(self, chunk_ids: list[str]) -> dict[str, tuple[tuple[str, ...], str]]:
+        chunks = self._chunks(chunk_ids, {}, {})
+        return {c.id: (tuple(str(c.metadata.get("authors") or "").split(AUTHOR_SEP)), c.text) for c in chunks}
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, kept for the last few queries (the answer step reuses the one search made)."""
