@@ -15,6 +15,7 @@ import pytest
 from rag.cli.main import build_parser, settings_from
 from rag.errors import ConfigError, RagError
 from rag.settings import load_settings
+from tests.reliability_helpers import assert_clean_failure, run_rag
 from ui.live_index import LiveIndex
 from ui.operator import operator_controls
 from ui.page import render_header
@@ -79,3 +80,9 @@ def test_the_team_app_has_no_path_and_its_index_handler_refuses(home: Path) -> N
     local = build_app(LiveIndex(settings), settings)  # the operator's own page still says where and offers it
     config = json.dumps(local.get_config_file(), default=str)
     assert str(home) in config and "Index the 19 sample papers here" in config
+
+
+def test_a_bad_operator_controls_stops_rag_ui_with_one_line(tmp_path: Path) -> None:
+    proc = run_rag(["ui", "--operator-controls", "maybe"], tmp_path / "home", timeout=90)
+    line = assert_clean_failure(proc)
+    assert line == "error: ui_operator_controls must be one of auto, on, off; got 'maybe'"
