@@ -144,6 +144,8 @@ class UISettings:
     ui_trusted_proxies: str = ""
     # host names the UI answers for besides loopback and its --host (comma-separated): a team's name behind a proxy
     ui_allowed_hosts: str = ""
+    # the data directory shown, sample papers indexed from the page: "auto" = loopback without --auth (ui.operator)
+    ui_operator_controls: str = field(default="auto", metadata=value_range(choices=("auto", "on", "off")))
     ui_refresh_s: float = field(default=30.0, metadata=value_range(1.0, 86400.0))  # how often a page re-counts papers
 
 

@@ -121,6 +121,8 @@ def test_the_login_page_says_too_many_attempts_and_how_long_to_wait(
         expect(note).to_be_visible(timeout=TIMEOUT_MS)
         expect(note).to_have_text(re.compile(r"Too many attempts: wait \d+ s, then log in again\."))
         expect(note).to_be_in_viewport()
+        # issue 37 item 12: one message, the current one (gradio's red "Incorrect Credentials" stayed above it)
+        expect(page.get_by_text("Incorrect Credentials", exact=False)).to_be_hidden()
     finally:
         ctx.close()
 

@@ -70,6 +70,7 @@ def test_5_a_mistyped_collection_says_so_and_offers_to_index(browser: Any, typo_
         # the layout settles after the page's styles and fonts load: on a loaded machine that took over 5 s once
         expect(offer).to_be_visible(timeout=TIMEOUT_MS)
         expect(offer).to_be_in_viewport(timeout=TIMEOUT_MS)
+        assert str(typo_ui.home) in p.page.content()  # the operator's page (loopback, no login) says where (issue 37)
         message = p.ask(ALBERTA, "Nothing to answer from")
         expect(message).not_to_contain_text("213,000")  # no answer from papers nobody asked for
         expect(message).not_to_contain_text("answered by")

@@ -152,7 +152,7 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
         total = now.info.papers
         return (render_header(now.info, sample), render_library(now.papers, total),
                 gr.Tab(label=f"Library ({total if total is not None else '?'})"),
-                gr.update(visible=bool(now.info.missing), interactive=True), now.stamp)  # fmt: skip
+                gr.update(visible=bool(now.info.missing) and live.operator, interactive=True), now.stamp)  # fmt: skip
 
     def index_sample() -> tuple[Any, ...]:
         try:
@@ -189,8 +189,8 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
             summary = gr.Checkbox(False, label="Summarize (one line per paper)",
                                   info="Off: summary mode only when the question asks for one")  # fmt: skip
         header = gr.HTML(render_header(snap.info, sample), elem_id="header", apply_default_css=False)
-        sample_btn = gr.Button(f"Index the {sample} sample papers here", visible=bool(snap.info.missing),
-                               variant="primary", size="sm", elem_id="index-sample")  # fmt: skip
+        sample_btn = gr.Button(f"Index the {sample} sample papers here", variant="primary", size="sm",
+                               visible=bool(snap.info.missing) and live.operator, elem_id="index-sample")  # fmt: skip
         key, secret = browser_store(settings)
         counted, saved = gr.State(snap.stamp), gr.BrowserState(None, storage_key=key, secret=secret)
         form: list[Any] = [backend, model, k, year_min, year_max, venue, author, summary]

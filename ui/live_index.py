@@ -24,6 +24,7 @@ from rag.index.docstore import DocStore
 from rag.settings import BUNDLED_CORPUS, DEFAULT_MIN_RELEVANCE, Settings
 from rag.types import Paper
 from ui.message import View
+from ui.operator import REFUSED, OperatorOnly
 from ui.page import IndexInfo
 from ui.startup import index_info
 
@@ -65,9 +66,10 @@ class LiveIndex:
     """The Assistant over the configured index, or why there is none; thread-safe."""
 
     def __init__(self, settings: Settings, opener: Callable[..., Assistant] = open_assistant,
-                 assistant: Assistant | None = None) -> None:  # fmt: skip
-        """Opens the index now, unless given the `assistant` to serve (an index opened elsewhere)."""
-        self.settings, self.opener = settings, opener
+                 assistant: Assistant | None = None, operator: bool = True) -> None:  # fmt: skip
+        """Opens the index now, unless given the `assistant` to serve (an index opened elsewhere). Not the
+        `operator`'s (ui.operator): no path in what it says, and no indexing."""
+        self.settings, self.opener, self.operator = settings, opener, operator
         self.chats: Any = assistant.chats if assistant is not None else Chats(settings)
         self._assistant: Assistant | None = assistant
         self._lock = threading.Lock()
@@ -87,13 +89,16 @@ class LiveIndex:
         except IndexMissingError:
             if (s.chroma_url or s.index_dir.is_dir()) and open_store(s).exists():
                 raise  # built with another embedder: the message says what to do
-            where = "on the Chroma server" if s.chroma_url else f"in {s.home}"
+            home = str(s.home) if self.operator else "the server's data directory"
+            where = "on the Chroma server" if s.chroma_url else f"in {home}"
             gone = not s.chroma_url and not s.home.is_dir()
-            self.missing = self._why(f"the data directory {s.home} does not exist" if gone
+            self.missing = self._why(f"the data directory {s.home} does not exist" if gone and self.operator
+                                     else "the server's data directory does not exist" if gone
                                      else f"there is no collection '{s.collection}' {where}")  # fmt: skip
             return
         if assistant.retriever.store.count() == 0:
-            self.missing = self._why(f"the collection '{s.collection}' at {s.home} is empty")
+            at = f" at {s.home}" if self.operator else ""
+            self.missing = self._why(f"the collection '{s.collection}'{at} is empty")
             return
         self._assistant, self.missing = assistant, None
 
@@ -111,7 +116,10 @@ class LiveIndex:
         return self._assistant
 
     def index_sample(self, progress: Callable[[int, int], None] | None = None) -> str:
-        """Index the bundled sample papers into this collection (only while it has none). Returns a line."""
+        """Index the bundled sample papers into this collection (only while it has none). Returns a line. Raises
+        OperatorOnly on a page that is not the operator's (the button is not there: a crafted call)."""
+        if not self.operator:
+            raise OperatorOnly(REFUSED)
         with self._lock:
             if self._assistant is not None:
                 return "This collection already has papers."
@@ -137,7 +145,8 @@ class LiveIndex:
         assistant = self.current()
         s = self.settings
         if assistant is None:
-            return Snapshot(IndexInfo(s.collection, 0, None, missing=self.missing, home=str(s.home)))
+            return Snapshot(IndexInfo(s.collection, 0, None, missing=self.missing,
+                                      home=str(s.home) if self.operator else "", operator=self.operator))
         retriever = assistant.retriever
         retriever.refresh_if_reindexed(every_s=s.ui.ui_refresh_s)
         # the fingerprint of what the retriever searches: the page counts anew once searches see the new papers

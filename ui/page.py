@@ -19,18 +19,20 @@ class IndexInfo:
     indexed_at: str | None  # "2026-12-03T14:23:05Z", or None when the index does not say
     stale: bool = False  # an update did not finish
     missing: str | None = None  # why there is no index to answer from (ui.live_index), None when there is one
-    home: str = ""  # the data directory, for the commands the page suggests
+    home: str = ""  # the data directory, for the commands the page suggests ("" on a team's page: ui.operator)
+    operator: bool = True  # the page offers to index the sample papers (ui.operator)
 
 
 def render_missing(info: IndexInfo, sample: int) -> str:
-    """The page of an index that is missing or empty: what is wrong, what is elsewhere, how to index."""
+    """The page of an index that is missing or empty: what is wrong, what is elsewhere, how to index (the sample
+    papers from the page: the operator only)."""
     where = f"--home {info.home} " if info.home else ""
+    offer = f", or index the {sample} sample papers that come with rag into this collection:" if info.operator else "."
     return (
         '<div class="missing-index" role="alert"><p class="missing-what">⚠ Nothing to answer from: '
         f"{esc(info.missing)}.</p><p>Index your papers with <code>rag index FILES {esc(where)}--collection "
         f"{esc(info.collection)}</code> (this page picks them up by itself), start the UI with the "
-        "<code>--home</code> or <code>--collection</code> you meant, or index the "
-        f"{sample} sample papers that come with rag into this collection:</p></div>"
+        f"<code>--home</code> or <code>--collection</code> you meant{offer}</p></div>"
     )
 
 

@@ -26,6 +26,7 @@ from ui.app import CSS, I18N, THEME, build_app
 from ui.auth import LOGIN_ATTEMPTS, LOGIN_BACKOFF_S, LoginGuard, resolve_auth
 from ui.hosts import ANY_ADDRESS, HostGuard, allowed_hosts
 from ui.live_index import LiveIndex
+from ui.operator import operator_controls
 from ui.origin import SameOriginGuard
 
 
@@ -60,7 +61,10 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: s
     os.environ["FORWARDED_ALLOW_IPS"] = proxies  # uvicorn believes X-Forwarded-* from these only (default: none)
     cache = access.private_cache()  # gradio's file cache (exported conversations): this user's only, gone at exit
     os.environ["GRADIO_TEMP_DIR"] = str(cache)
-    live = LiveIndex(settings)
+    operator = operator_controls(settings.ui.ui_operator_controls, host, auth=credentials is not None)
+    print("operator mode " + ("on: the page shows the data directory and offers to index the sample papers"
+                              if operator else "off: no path in the page, no indexing from it"), flush=True)
+    live = LiveIndex(settings, operator=operator)
     access.browser_secret(settings.home, create=True)  # conversations kept in browsers outlive a restart
     if live.missing:
         print(f"note: nothing to answer from: {live.missing}; the page offers to index the sample papers", flush=True)

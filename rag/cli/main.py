@@ -178,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also answer requests for this host name, on any port (repeatable; also RAG_UI_ALLOWED_HOSTS): "
                    "the name visitors use, e.g. behind a proxy. localhost, 127.0.0.1, ::1 and --host are always "
                    "answered; other names get 421 (binding 0.0.0.0 adds none)")  # fmt: skip
+    p.add_argument("--operator-controls", metavar="auto|on|off",
+                   help="show the data directory and offer to index the sample papers in the page (also "
+                   "RAG_UI_OPERATOR_CONTROLS); auto (default): on for loopback without --auth, else off")  # fmt: skip
     p.add_argument("--auth-file", metavar="FILE", help="require a login: USER:PASSWORD read from FILE (chmod 600)")
     p.add_argument("--auth", metavar="USER:PASSWORD",
                    help="require a login; visible in `ps`: prefer RAG_UI_AUTH or --auth-file")  # fmt: skip
@@ -196,6 +199,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "local_model_path": getattr(args, "model_path", None),
         "openai_base_url": getattr(args, "base_url", None),
         "embedder": getattr(args, "embedder", None),
+        "ui_operator_controls": getattr(args, "operator_controls", None),
     }
     return load_settings(getattr(args, "config", None), **overrides)
 

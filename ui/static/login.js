@@ -1,7 +1,11 @@
 // The login page (ui/login_page.py adds this script): gradio's form shows nothing when a login is refused with
-// 429 (too many attempts), so show the server's message under the form, as an alert.
+// 429 (too many attempts), so show the server's message under the form, as an alert. One message at a time: while
+// it shows, gradio's red "Incorrect Credentials" of an earlier attempt is hidden (it is shown again by the next 400).
 (() => {
   const fetchFirst = window.fetch.bind(window);
+  const earlier = (shown) => document.querySelectorAll('.creds').forEach((el) => {
+    el.style.display = shown ? '' : 'none';
+  });
   const show = (text) => {
     let note = document.getElementById('login-note');
     if (!note) {
@@ -15,6 +19,7 @@
       else document.body.prepend(note);
     }
     note.textContent = text;
+    earlier(false);
   };
   window.fetch = async (input, init) => {
     const response = await fetchFirst(input, init);
@@ -27,6 +32,7 @@
         } else if (response.status === 400) {
           const note = document.getElementById('login-note');
           if (note) note.remove();
+          earlier(true);
         }
       }
     } catch (e) { /* the form works as before */ }
