@@ -19,6 +19,7 @@ from rag.text import split_sentences
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, UNCITED, WRONG_PAPER, Hit
 from rag.verify import comparisons, rules
 from rag.verify.attribution import misattributed
+from rag.verify.evidence_choice import carrying_first
 from rag.verify.injection import untrusted
 from rag.verify.learned import Judge
 from rag.verify.lexicon import tokenize
@@ -147,13 +148,14 @@ class SupportChecker:
         if broken:
             rule, reason = broken
             return Verdict(CONTRADICTED if rule in CONTRADICTING_RULES else NOT_FOUND, reason, [best])
-        evidence = [sentences[int(j)] for j in order[:2] if sims[int(j)] >= self.threshold * 0.8] or [best]
+        close = [sentences[int(j)] for j in order if sims[int(j)] >= self.threshold * 0.8]
+        evidence = close[:2] or [best]
         words = set(tokenize(claim))
         if words and len(words & set(tokenize(joined))) / len(words) >= self.overlap:
-            return Verdict(SUPPORTED, None, evidence)
+            return Verdict(SUPPORTED, None, carrying_first(claim, evidence, close))
         closest = float(sims[int(order[0])])
-        if closest >= self.threshold:
-            return Verdict(SUPPORTED, None, evidence, similarity=closest)
+        if closest >= self.threshold:  # the label is settled; the evidence shown is the sentence with its numbers
+            return Verdict(SUPPORTED, None, carrying_first(claim, evidence, close), similarity=closest)
         return Verdict(NOT_FOUND, NO_SENTENCE, [], similarity=closest)
 
     def verdict_among(self, claim: str, cited: Sequence[Hit], others: Sequence[Hit]) -> Verdict:

@@ -41,6 +41,13 @@ def _specific(word: str, first: bool) -> bool:
     return zipf(w) < RARE_ZIPF and not _VERB_FORM.search(w)
 
 
+def specific_words(text: str, names_only: bool = False) -> list[str]:
+    """The words of a text that name something (names, acronyms, words with digits, rare terms), numbers aside;
+    `names_only`: without the rare lower-case words ("plasticity"), which may be wording."""
+    found = (w for i, w in enumerate(words(plain(text))) if not w[0].isdigit() and _specific(w, i == 0))
+    return [w for w in dict.fromkeys(found) if not names_only or _name_like(w)]
+
+
 def _defined_in_claim(claim: str, vocab: SourceVocabulary) -> set[str]:
     """Words of the claim's own "long form (ABBR)" pairs that the source names in one of the two forms."""
     out: set[str] = set()
