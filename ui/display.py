@@ -1,7 +1,9 @@
-"""Text as a reader sees it: LaTeX leftovers in abstracts and answers cleaned for display only.
+"""Text as a reader sees it: LaTeX leftovers in answers cleaned for display only.
 
-`readable("auxiliary classifiers~(ACs) give a 10\\% gain")` -> "auxiliary classifiers (ACs) give a 10% gain". The
-index, the answer record, the copy text and the exports keep the text exactly as stored. No gradio here.
+`readable("auxiliary classifiers~(ACs) give a 10\\% gain")` -> "auxiliary classifiers (ACs) give a 10% gain". Papers'
+own text is already read without its markup (rag/corpus/latex_in_abstracts.py); what is left here is a model's
+answer that writes LaTeX itself: the answer record, the copy text and the exports keep that as the model wrote it.
+No gradio here.
 """
 
 from __future__ import annotations
