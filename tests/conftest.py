@@ -10,7 +10,7 @@ import pytest
 
 from rag.factory import build_index, open_assistant
 from rag.settings import Settings, load_settings
-from tests.ui_browser import browser, browser_ui, canary, page, phone, scripted_llm  # noqa: F401  (one app, all modules)
+from tests.ui_browser import browser, browser_ui, canary, page, phone, scripted_llm, sized  # noqa: F401  (one app, all modules)
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")

@@ -10,28 +10,15 @@ A LaTeX project uploaded as several files is checked with its \\input's, each se
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.test_ui_draft_bib import DRAFT, NOT_UPLOADED, REFS
-from tests.ui_browser import DESKTOP, PHONE, TIMEOUT_MS, Page, open_page
-from tests.ui_server import UIServer
+from tests.ui_browser import DESKTOP, PHONE, TIMEOUT_MS, VIEWPORTS, Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 
-
-@pytest.fixture
-def sized(browser: Any, browser_ui: UIServer, viewport: dict[str, int]) -> Iterator[Page]:
-    """A fresh page of the shared app at `viewport` (a phone one is a touch device)."""
-    phone = viewport is PHONE
-    p, ctx = open_page(browser, browser_ui, viewport, **({"is_mobile": True, "has_touch": True} if phone else {}))
-    yield p
-    ctx.close()
-    assert p.outside == [], f"the page made outside requests: {p.outside}"
 
 
 def _open_tab(p: Page) -> None:

@@ -8,28 +8,16 @@ corpus plus hostile papers, extractive by default, a scripted endpoint when a te
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.fault_server import FaultServer
-from tests.ui_browser import ALBERTA, DESKTOP, PHONE, TIMEOUT_MS, Page, open_page
-from tests.ui_server import UIServer
+from tests.ui_browser import ALBERTA, TIMEOUT_MS, VIEWPORTS, Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WELLS_ANSWER = "Our curated dataset comprises over 213,000 wells from Alberta [1]. "
-VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 
-
-@pytest.fixture
-def sized(browser: Any, browser_ui: UIServer, viewport: dict[str, int]) -> Iterator[Page]:
-    """A fresh page of the shared app at `viewport` (a phone one is a touch device)."""
-    phone = viewport is PHONE
-    p, ctx = open_page(browser, browser_ui, viewport, **({"is_mobile": True, "has_touch": True} if phone else {}))
-    yield p
-    ctx.close()
-    assert p.outside == [], f"the page made outside requests: {p.outside}"
 
 
 @VIEWPORTS

@@ -19,11 +19,10 @@ import pytest
 
 from rag.settings import BUNDLED_CORPUS
 from tests.reliability_helpers import run_rag
-from tests.ui_browser import ALBERTA, ARTIFACTS, DESKTOP, PHONE, TIMEOUT_MS, Page, open_page
+from tests.ui_browser import ALBERTA, ARTIFACTS, DESKTOP, PHONE, TIMEOUT_MS, VIEWPORTS, Page, open_page
 from tests.ui_server import UIServer, start_ui
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 GLACIER = {"id": "extra-glacier", "title": "Glacier melt measured by radar altimetry",
            "abstract": "We measure glacier melt with radar altimetry over ten years across 41 glaciers."}  # fmt: skip
 

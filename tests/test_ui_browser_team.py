@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 
-from tests.ui_browser import ARTIFACTS, DESKTOP, PHONE, TIMEOUT_MS
+from tests.ui_browser import ARTIFACTS, PHONE, TIMEOUT_MS, VIEWPORTS
 from tests.ui_server import UIServer, start_ui
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 USER, PASSWORD = "member", "team-secret-3141"
 
 

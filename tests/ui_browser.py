@@ -35,6 +35,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 90_000
 DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
+VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 ALBERTA = "How many wells are in the Alberta dataset?"
 EVIL = {
     "id": "evil-01",
@@ -238,6 +239,18 @@ def open_page(browser: Any, ui: UIServer, viewport: dict[str, int] = DESKTOP, **
     expect(p.page.locator("#chat").get_by_text(ALBERTA)).to_be_visible(timeout=TIMEOUT_MS)  # the examples: laid out
     print(f"page ready in {time.perf_counter() - started:.1f} s")
     return p, ctx
+
+
+@pytest.fixture
+def sized(browser: Any, browser_ui: UIServer, viewport: dict[str, int]) -> Iterator[Page]:
+    """A fresh page of the shared app at `viewport` (a phone one is a touch device); with VIEWPORTS, each test runs
+    at 1440x900 and 390x844. No request may leave the app's origin."""
+    phone = viewport is PHONE
+    touch = {"is_mobile": True, "has_touch": True} if phone else {}
+    p, ctx = open_page(browser, browser_ui, viewport, **touch)
+    yield p
+    ctx.close()
+    assert p.outside == [], f"the page made outside requests: {p.outside}"
 
 
 @pytest.fixture
