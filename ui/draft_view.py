@@ -201,4 +201,5 @@ def render_report(report: CheckReport, why: str | None = None) -> str:
     if report.notes:  # the model was not asked, or its check failed: said, never dropped
         head += '<ul class="dc-notes" role="note">' + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"
     items = "".join(_item(s) for s in report.sentences)
-    return f'<div class="draft-check">{head}<ol class="dc-list">{items}</ol></div>'
+    title = '<h3 class="dc-title" tabindex="-1">Results of the check</h3>'  # page.js: scrolled to, focused
+    return f'<div class="draft-check">{title}{head}<ol class="dc-list">{items}</ol></div>'

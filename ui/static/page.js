@@ -3,6 +3,7 @@
 // - After an answer, focus returns to the question box when it was lost (it fell to the page body).
 // - The closed settings drawer is inert: its fields leave the Tab order and the accessibility tree.
 // - The send and stop buttons have names; Clear asks before it removes the conversation.
+// - A draft check's results are scrolled into view and their heading takes the focus.
 (() => {
   if (window.__ragPage) return;
   window.__ragPage = true;
@@ -69,6 +70,12 @@
       const lost = !at || at === document.body || !at.getClientRects().length || !!at.closest('#question');
       if (wasBusy && !busy && lost) box.focus();  // an answer ended and took the focus with it
       wasBusy = busy;
+    }
+    const title = document.querySelector('#draft-results .dc-title:not([data-shown])');  // a check's new results
+    if (title) {
+      title.dataset.shown = 'yes';
+      title.scrollIntoView({block: 'start'});
+      title.focus({preventScroll: true});
     }
   }
   new MutationObserver(tend).observe(document.body, {subtree: true, childList: true, attributes: true,

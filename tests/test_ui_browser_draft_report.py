@@ -1,0 +1,36 @@
+"""Issue 37 item 9 in headless Chromium at 1440x900 and 390x844: the "Check a draft" tab on a phone, its results
+brought into view after a check (the focus on their heading), and the report copied or downloaded as the Markdown
+`rag check --format markdown` writes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_ui_browser_draft_bib import _labels, _open_tab
+from tests.test_ui_draft_bib import DRAFT
+from tests.ui_browser import TIMEOUT_MS, VIEWPORTS, Page
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _check(p: Page) -> list[str | None]:
+    _open_tab(p)
+    p.page.locator("#draft-text textarea").fill(DRAFT)
+    p.page.locator("#draft-check").click()
+    return _labels(p, 4)
+
+
+@VIEWPORTS
+def test_after_a_check_the_results_are_in_view_and_their_heading_has_the_focus(sized: Page,
+                                                                               viewport: dict[str, int]) -> None:
+    from playwright.sync_api import expect
+
+    p = sized
+    _check(p)
+    heading = p.page.locator("#draft-results .dc-title")
+    expect(heading).to_be_focused(timeout=TIMEOUT_MS)  # page.js moves the focus once the results are on the page
+    expect(heading).to_be_in_viewport()
+    assert heading.get_attribute("tabindex") == "-1"
+    p.shot(f"ui-draft-in-view-{viewport['width']}x{viewport['height']}.png")
+    assert p.errors == []
