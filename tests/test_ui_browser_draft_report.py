@@ -5,6 +5,8 @@ brought into view after a check (the focus on their heading), and the report cop
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.test_ui_browser_draft_bib import _labels, _open_tab
@@ -33,4 +35,29 @@ def test_after_a_check_the_results_are_in_view_and_their_heading_has_the_focus(s
     expect(heading).to_be_in_viewport()
     assert heading.get_attribute("tabindex") == "-1"
     p.shot(f"ui-draft-in-view-{viewport['width']}x{viewport['height']}.png")
+    assert p.errors == []
+
+
+@VIEWPORTS
+def test_the_report_is_downloaded_and_copied_as_the_clis_markdown(sized: Page, viewport: dict[str, int]) -> None:
+    from playwright.sync_api import expect
+
+    p = sized
+    tools = p.page.locator("#draft-tools")
+    _open_tab(p)
+    expect(tools).to_be_hidden()  # no report yet: nothing to copy
+    labels = _check(p)
+    download = p.page.get_by_role("button", name="Download report")
+    expect(download).to_be_visible(timeout=TIMEOUT_MS)
+    with p.page.expect_download(timeout=TIMEOUT_MS) as got:
+        download.click()
+    assert got.value.suggested_filename == "draft-check.md"
+    text = Path(got.value.path()).read_text(encoding="utf-8")
+    assert text.startswith("# Manuscript check: draft")  # rag.check.render.markdown_report, as `rag check` writes
+    for n, label in enumerate(labels, 1):
+        assert f"{n}. " in text and f"**{label}**" in text
+    p.page.get_by_role("button", name="Copy report").click()
+    box = p.page.locator("#draft-copy-box textarea")
+    expect(box).to_have_value(text, timeout=TIMEOUT_MS)  # the same Markdown, to copy by hand if the clipboard failed
+    p.shot(f"ui-draft-report-{viewport['width']}x{viewport['height']}.png")
     assert p.errors == []
