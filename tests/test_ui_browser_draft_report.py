@@ -5,6 +5,7 @@ brought into view after a check (the focus on their heading), and the report cop
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -60,4 +61,22 @@ def test_the_report_is_downloaded_and_copied_as_the_clis_markdown(sized: Page, v
     box = p.page.locator("#draft-copy-box textarea")
     expect(box).to_have_value(text, timeout=TIMEOUT_MS)  # the same Markdown, to copy by hand if the clipboard failed
     p.shot(f"ui-draft-report-{viewport['width']}x{viewport['height']}.png")
+    assert p.errors == []
+
+
+@VIEWPORTS
+def test_the_tab_is_reachable_by_its_name_on_a_phone_without_an_unnamed_menu(sized: Page,
+                                                                              viewport: dict[str, int]) -> None:
+    from playwright.sync_api import expect
+
+    p = sized
+    tab = p.page.get_by_role("tab", name="Check a draft")
+    expect(tab).to_be_visible(timeout=TIMEOUT_MS)  # among the tabs, not behind gradio's "⋯" button
+    expect(p.page.locator("#side-tabs .overflow-menu")).to_have_count(0)  # no overflow menu at all: the tabs wrap
+    for name in ("Sources", re.compile(r"^Library \(")):
+        expect(p.page.get_by_role("tab", name=name)).to_be_visible()
+    tab.click()
+    expect(p.page.locator("#draft-text textarea")).to_be_visible(timeout=TIMEOUT_MS)
+    assert p.page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+    p.shot(f"ui-draft-tab-{viewport['width']}x{viewport['height']}.png")
     assert p.errors == []

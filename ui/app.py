@@ -222,7 +222,8 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                 out_box = gr.Textbox(label="Answer with references", lines=8, max_lines=20, visible=False,
                                      interactive=False, buttons=["copy"], elem_id="copy-box")  # fmt: skip
                 out_file = gr.File(label="Download", visible=False, interactive=False, elem_id="export-file")
-            with gr.Column(scale=2, min_width=320, elem_id="side-col"), gr.Tabs(elem_id="side-tabs"):
+            with gr.Column(scale=2, min_width=320, elem_id="side-col"), \
+                    gr.Tabs(elem_id="side-tabs", overflow_behavior="wrap"):  # on a phone: no unnamed "⋯" menu
                 with gr.Tab("Sources", id="sources-tab", elem_id="sources-tab"):
                     sources = gr.HTML(render_empty(), elem_id="sources", js_on_load=SOURCES_JS, apply_default_css=False)
                 total = snap.info.papers
