@@ -71,12 +71,16 @@
       if (wasBusy && !busy && lost) box.focus();  // an answer ended and took the focus with it
       wasBusy = busy;
     }
-    const title = document.querySelector('#draft-results .dc-title:not([data-shown])');  // a check's new results
-    if (title) {
-      title.dataset.shown = 'yes';
-      title.scrollIntoView({block: 'start'});
-      title.focus({preventScroll: true});
-    }
+    reveal();
+  }
+  function reveal() {  // a check's new results: into view, the focus on their heading (again while not laid out)
+    const title = document.querySelector('#draft-results .dc-title:not([data-shown])');
+    if (!title) return;
+    title.scrollIntoView({block: 'start'});
+    title.focus({preventScroll: true});
+    const tries = Number(title.dataset.tries || 0) + 1;
+    if (document.activeElement === title || tries > 50) title.dataset.shown = 'yes';
+    else { title.dataset.tries = String(tries); setTimeout(reveal, 100); }
   }
   new MutationObserver(tend).observe(document.body, {subtree: true, childList: true, attributes: true,
     attributeFilter: ['class', 'disabled', 'data-testid']});
