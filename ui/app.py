@@ -28,7 +28,7 @@ from ui import auth as access  # noqa: E402
 from ui import session  # noqa: E402
 from ui.cards import render_empty, render_panel  # noqa: E402
 from ui.chat_flow import GENERIC_ERROR, api_updates, chat_updates, stop_turn  # noqa: E402, F401
-from ui.draft_view import DraftChecks, model_option  # noqa: E402
+from ui.draft_view import DraftChecks, model_option, report_file  # noqa: E402
 from ui.draft_view import render_empty as render_draft_empty  # noqa: E402
 from ui.feedback import record_feedback  # noqa: E402
 from ui.form_inputs import capped_k, describe_filters, offered, read_options  # noqa: E402
@@ -167,6 +167,11 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
             return gr.skip(), gr.skip(), gr.skip()
         return kept[0], render_panel(turns_of(kept[1]), live.view().min_relevance), kept[1]
 
+    def checked(*draft: Any) -> tuple[Any, ...]:  # the result, and its report (Markdown) to copy or download
+        html, text = drafts.report(*draft)
+        return html, report_file(text) if text else None, gr.Row(visible=bool(text)), gr.Textbox(text, visible=False)
+
+    drafts = DraftChecks(live, settings, choices.models)
     now = "openai" if live.chats.configured() else "extractive"
     backend_labels = [(f"auto (now {now})" if b == "auto" else b, b) for b in choices.backends]
     with gr.Blocks(title="Paper QA: cited answers from research abstracts") as demo:
@@ -217,7 +222,8 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                 out_box = gr.Textbox(label="Answer with references", lines=8, max_lines=20, visible=False,
                                      interactive=False, buttons=["copy"], elem_id="copy-box")  # fmt: skip
                 out_file = gr.File(label="Download", visible=False, interactive=False, elem_id="export-file")
-            with gr.Column(scale=2, min_width=320, elem_id="side-col"), gr.Tabs(elem_id="side-tabs"):
+            with gr.Column(scale=2, min_width=320, elem_id="side-col"), \
+                    gr.Tabs(elem_id="side-tabs", overflow_behavior="wrap"):  # on a phone: no unnamed "⋯" menu
                 with gr.Tab("Sources", id="sources-tab", elem_id="sources-tab"):
                     sources = gr.HTML(render_empty(), elem_id="sources", js_on_load=SOURCES_JS, apply_default_css=False)
                 total = snap.info.papers
@@ -241,6 +247,11 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                                             elem_id="draft-ask-model")  # fmt: skip
                     draft_btn = gr.Button("Check the draft", variant="primary", elem_id="draft-check")
                     draft_out = gr.HTML(render_draft_empty(), elem_id="draft-results", apply_default_css=False)
+                    with gr.Row(elem_id="draft-tools", visible=False) as draft_tools:  # once there is a report
+                        draft_copy = gr.Button("Copy report", size="sm", variant="secondary", scale=0)
+                        draft_dl = gr.DownloadButton("Download report", size="sm", variant="secondary", scale=0)
+                    draft_box = gr.Textbox(label="Report (Markdown)", lines=8, max_lines=20, visible=False,
+                                           interactive=False, buttons=["copy"], elem_id="draft-copy-box")  # fmt: skip
         paper = gr.HTML("", elem_id="paper", js_on_load=PAPER_JS, apply_default_css=False)
         gr.HTML("", elem_id="page-script", js_on_load=PAGE_JS, apply_default_css=False)
         api_message, api_answer, api_sources = gr.Textbox(visible=False), gr.HTML(visible=False), gr.HTML(visible=False)
@@ -291,8 +302,10 @@ def build_app(index: Assistant | LiveIndex, settings: Settings) -> gr.Blocks:
                                           label="BibTeX of the cited papers"), state, out_box, **PRIVATE
                       ).then(None, out_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
         export_btn.click(export, state, [out_box, out_file], **PRIVATE)
-        draft_btn.click(DraftChecks(live, settings, choices.models).check, [draft_text, draft_file, draft_ask, model,
-                        draft_bib], draft_out, show_progress="minimal", **PRIVATE)  # fmt: skip
+        draft_btn.click(checked, [draft_text, draft_file, draft_ask, model, draft_bib],
+                        [draft_out, draft_dl, draft_tools, draft_box], show_progress="minimal", **PRIVATE)  # fmt: skip
+        draft_copy.click(lambda: gr.update(visible=True), None, draft_box, **PRIVATE).then(
+            None, draft_box, None, js=COPY_JS, **PRIVATE)  # fmt: skip
         api_button.click(make_respond(live, settings), [api_message, api_history, *form, state],
                          [api_answer, api_history, api_sources, state], api_name="respond")  # fmt: skip
     return demo

@@ -19,7 +19,9 @@ is checked offline with a note saying the model was not asked.
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Sequence
@@ -29,7 +31,7 @@ from typing import Any
 
 from rag.check.draft import parse_draft
 from rag.check.includes import pasted_note
-from rag.check.render import located, shown_key, summary_line
+from rag.check.render import located, markdown_report, shown_key, summary_line
 from rag.check.report import CheckReport, PaperRef, SentenceResult
 from rag.errors import ConfigError, RagError
 from rag.factory import draft_second_opinion, open_draft_checker
@@ -79,9 +81,15 @@ class DraftChecks:
 
     def check(self, text: str | None, upload: str | Sequence[str] | None, ask_model: bool | None = False,
               model: str | None = None, bibs: str | Sequence[str] | None = None) -> str:  # fmt: skip
-        """The result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins; several: a LaTeX
+        """The result as HTML (`report`: with the report as Markdown)."""
+        return self.report(text, upload, ask_model, model, bibs)[0]
+
+    def report(self, text: str | None, upload: str | Sequence[str] | None, ask_model: bool | None = False,
+               model: str | None = None, bibs: str | Sequence[str] | None = None) -> tuple[str, str]:  # fmt: skip
+        """(the result as HTML for the pasted `text`, or the uploaded file at path `upload` (it wins; several: a LaTeX
         project's .tex files, ui.draft_project); `ask_model`: also ask the configured model (`model`, one of those
-        offered; empty: the first); `bibs`: the paths of the uploaded .bib files (ui.draft_bib)."""
+        offered; empty: the first); `bibs`: the paths of the uploaded .bib files (ui.draft_bib); and the report as the
+        Markdown `rag check --format markdown` writes ("" when there is no report, only a message)."""
         files = [upload] if isinstance(upload, str) else list(upload or [])
         name: str | None
         try:
@@ -94,19 +102,19 @@ class DraftChecks:
                 draft = parse_draft(body, name)
                 inputs = pasted_note(body) if draft.format == "latex" else None  # no folder: \input not followed
         except ValueError as exc:
-            return render_message(str(exc))
+            return render_message(str(exc)), ""
         chosen = (model or "").strip() or (self.models[0] if self.models else "")
         if ask_model and self.models and chosen not in self.models:
-            return render_message(f"The model '{chosen}' is not offered here.")
+            return render_message(f"The model '{chosen}' is not offered here."), ""
         inputs = f"{inputs}, or upload the main .tex file together with the files it includes" if inputs else None
         if not draft.sentences:
             return render_message("There is no sentence to check: paste a paragraph or more of your draft."
                                   + (f" {inputs}." if inputs else "")
-                                  + (f" {draft.notes[0]}." if draft.notes and not inputs else ""))  # fmt: skip
+                                  + (f" {draft.notes[0]}." if draft.notes and not inputs else "")), ""  # fmt: skip
         draft = replace(draft, notes=(*draft.notes, *([inputs] if inputs else []), *bib.notes))
         checker = self.checker()
         if checker is None:
-            return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}.")
+            return render_message(f"There is no index to check against: {self.live.missing or 'it is empty'}."), ""
         judge, note = None, None
         if ask_model:
             try:
@@ -117,12 +125,13 @@ class DraftChecks:
             report = checker.check(draft, name=name or "draft", collection=self.settings.collection,
                                    references=bib.references, second_opinion=judge, bibliography=bib.names)
         except RagError as exc:
-            return render_message(f"The draft could not be checked: {exc}")
+            return render_message(f"The draft could not be checked: {exc}"), ""
         except Exception:  # a bug: its traceback to the server log, a plain sentence to the visitor
             traceback.print_exc(file=sys.stderr)
-            return render_message(GENERIC_ERROR)
+            return render_message(GENERIC_ERROR), ""
         why = why_unresolved(draft.bibliography_files, bib, report.unknown_keys)
-        return render_report(replace(report, notes=(*report.notes, note)) if note else report, why)
+        report = replace(report, notes=(*report.notes, note)) if note else report
+        return render_report(report, why), markdown_report(report)
 
 
 def read_input(text: str | None, upload: str | None) -> tuple[str | None, str]:
@@ -145,6 +154,14 @@ def read_input(text: str | None, upload: str | None) -> tuple[str | None, str]:
     if len(body.encode("utf-8")) > MAX_DRAFT_BYTES:
         raise ValueError(f"The draft is larger than {MAX_DRAFT_BYTES // 1_000_000} MB: check it in parts.")
     return None, body
+
+
+def report_file(text: str) -> str:
+    """The path of a new file `draft-check.md` (only its owner may read it) holding the report `text`."""
+    path = Path(tempfile.mkdtemp(prefix="draft-check-", dir=os.environ.get("GRADIO_TEMP_DIR"))) / "draft-check.md"
+    path.touch(mode=0o600)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
 
 
 def render_message(message: str) -> str:
@@ -201,4 +218,5 @@ def render_report(report: CheckReport, why: str | None = None) -> str:
     if report.notes:  # the model was not asked, or its check failed: said, never dropped
         head += '<ul class="dc-notes" role="note">' + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"
     items = "".join(_item(s) for s in report.sentences)
-    return f'<div class="draft-check">{head}<ol class="dc-list">{items}</ol></div>'
+    title = '<h3 class="dc-title" tabindex="-1">Results of the check</h3>'  # page.js: scrolled to, focused
+    return f'<div class="draft-check">{title}{head}<ol class="dc-list">{items}</ol></div>'

@@ -3,6 +3,7 @@
 // - After an answer, focus returns to the question box when it was lost (it fell to the page body).
 // - The closed settings drawer is inert: its fields leave the Tab order and the accessibility tree.
 // - The send and stop buttons have names; Clear asks before it removes the conversation.
+// - A draft check's results are scrolled into view and their heading takes the focus.
 (() => {
   if (window.__ragPage) return;
   window.__ragPage = true;
@@ -70,6 +71,16 @@
       if (wasBusy && !busy && lost) box.focus();  // an answer ended and took the focus with it
       wasBusy = busy;
     }
+    reveal();
+  }
+  function reveal() {  // a check's new results: into view, the focus on their heading (again while not laid out)
+    const title = document.querySelector('#draft-results .dc-title:not([data-shown])');
+    if (!title) return;
+    title.scrollIntoView({block: 'start'});
+    title.focus({preventScroll: true});
+    const tries = Number(title.dataset.tries || 0) + 1;
+    if (document.activeElement === title || tries > 50) title.dataset.shown = 'yes';
+    else { title.dataset.tries = String(tries); setTimeout(reveal, 100); }
   }
   new MutationObserver(tend).observe(document.body, {subtree: true, childList: true, attributes: true,
     attributeFilter: ['class', 'disabled', 'data-testid']});
