@@ -177,7 +177,7 @@ def judge_plot(plt: Any, sets: Mapping[str, Any]) -> Any:
     """Per dev set: the judge at every pair of floors (dots) and the rules (a star), false flags against catches."""
     from eval.report_judge import good_bad
 
-    fig, ax = plt.subplots(figsize=(7.2, 5.0))
+    fig, ax = plt.subplots(figsize=(10.5, 5.0))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (name, block) in enumerate(sets.items()):
         good, bad = good_bad(block["by label"])
@@ -193,5 +193,5 @@ def judge_plot(plt: Any, sets: Mapping[str, Any]) -> Any:
     ax.set(xlabel="faithful / supported flagged (false flags)", ylabel="wrong / contradicted flagged (caught)",
            xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), title="Learned judge (dots: its floors 0.2..0.9) vs rules (stars)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=6, loc="lower right")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return fig

@@ -59,9 +59,25 @@ def _curve_table(sets: Mapping[str, Any]) -> list[str]:
         rows.append([f"judge {fmt(f)} / {fmt(f)}"] + [
             _pair(next(p for p in sets[n]["curve"] if p["supported floor"] == f and p["contradicted floor"] == f),
                   sets[n]["by label"]) for n in names])  # fmt: skip
+    rows.append(["judge, most caught at no more false flags than the rules"]
+                + [_at_rules_level(sets[n]) for n in names])  # fmt: skip
     return ["The judge's floors (supported / contradicted) against the rules: *false flags / catches* (faithful or "
             "supported flagged / wrong, planted or contradicted flagged); every floor pair is in summary.json and "
             "judge_compare.png.", "", *table(["point", *map(cell, names)], rows, "l" + "r" * len(names)), ""]
+
+
+def _at_rules_level(block: Mapping[str, Any]) -> str:
+    """Over every pair of floors: the judge's most catches where it flags no more faithful sentences than the
+    rules do (or: no floor gets there)."""
+    good, bad = good_bad(block["by label"])
+    limit = block["rules point"].get(good or "", 0.0)
+    fits = [p for p in block["curve"] if p.get(good or "", 1.0) <= limit + 1e-9]
+    if not fits:
+        low = min(block["curve"], key=lambda p: (p.get(good or "", 1.0), -p.get(bad or "", 0.0)))
+        return f"none (fewest: {_pair(low, block['by label'])} at {fmt(low['supported floor'])} / " \
+               f"{fmt(low['contradicted floor'])})"
+    best = max(fits, key=lambda p: p.get(bad or "", 0.0))
+    return f"{_pair(best, block['by label'])} at {fmt(best['supported floor'])} / {fmt(best['contradicted floor'])}"
 
 
 def _pair(point: Mapping[str, float], labels: Mapping[str, Any]) -> str:

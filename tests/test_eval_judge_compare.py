@@ -59,6 +59,10 @@ def test_side_by_side_counts_by_hand() -> None:
     assert (point["supported"], point["contradicted as contradicted"]) == (0.0, 0.5)
     assert out["rules point"]["contradicted"] == 0.5 and out["rules point"]["supported"] == 0.5
     assert len(out["curve"]) == len(judge_compare.GRID) ** 2
+    # at floors 0.2 / 0.2 the judge flags no supported row and both contradicted ones: it beats the rules' 0.5 / 0.5
+    text = "\n".join(judge_compare_section({"floors": {"supported": 0.5, "contradicted": 0.5}, "sets": {"s": out}}))
+    assert "| judge, most caught at no more false flags than the rules | 0.000 / 1.000 at 0.200 / 0.200 |" in text
+    assert "| s | supported | 2 | 0.500 (1/2) | 0.500 (1/2) | 0.000 (0/2) | 0.000 (0/2) |" in text
 
 
 def test_every_set_runs_rules_and_the_judge_on_a_tiny_slice(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
