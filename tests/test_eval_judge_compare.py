@@ -39,7 +39,8 @@ class ByClaim:
 
 def test_side_by_side_counts_by_hand() -> None:
     rows = [
-        {"gold": "supported", "kind": "identity", "rules": SUPPORTED, "learned": SUPPORTED, "probs": [(0.9, 0.05, 0.05)]},
+        {"gold": "supported", "kind": "identity", "rules": SUPPORTED, "learned": SUPPORTED,
+         "probs": [(0.9, 0.05, 0.05)]},
         {"gold": "supported", "kind": "merge", "rules": NOT_FOUND, "learned": NOT_FOUND, "probs": [(0.4, 0.1, 0.5)]},
         {"gold": "contradicted", "kind": "negation", "rules": SUPPORTED, "learned": CONTRADICTED,
          "probs": [(0.2, 0.7, 0.1)]},
