@@ -174,6 +174,13 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         claims, claim_rows = _claims(claims_checker)
         details.update({f"claims-{split}": r for split, r in claim_rows.items()})
         scifact, details["scifact-pairs"] = _scifact_pairs(claims_checker)
+    judged = None
+    if claims_checker is not None and getattr(args, "judge_compare", False):
+        from eval.judge_compare import for_eval
+
+        judged = for_eval(claims_checker, settings, lambda line: say(line, err=True))
+    elif getattr(args, "judge_compare", False):
+        say("learned judge beside the rules skipped: it needs an icml2025 suite in the run", err=True)
     if claims_checker is not None:
         claims_checker.close()
 
@@ -188,6 +195,8 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         summary_all["claims"] = claims
     if scifact:
         summary_all["scifact_pairs"] = scifact
+    if judged:
+        summary_all["judge_compare"] = judged
     expected = _expected_gates(args, suites) if getattr(args, "check", False) else None
     report = write_outputs(out_dir, summary_all, results, details=details, compare_dir=compare_dir,
                            compare_with=before, expected_gates=expected)  # fmt: skip

@@ -1,9 +1,11 @@
 """The learned judge beside the rules on the dev material (issue 34): SciFact's train pairs (its tune half chooses
-the judge's floors, its report half reports) and the claims benchmark's dev splits, per label and per error kind,
-with the curve over the judge's floors. Every pair is judged once; the judge's probabilities are kept, so each point
-of the curve is the same run decided at other floors.
+the judge's floors, its report half reports), the claims benchmark's dev splits, the recorded answers' dev files and
+PubMedQA as the judge's own generated pairs (its frozen test papers; a slice of its train papers beside them, as
+in-training), per label and per error kind, with the curve over the judge's floors. Every pair is judged once; the
+judge's probabilities are kept, so each point of the curve is the same run decided at other floors.
 
-    .venv/bin/python -m eval.judge_compare eval-out/judge        # writes judge.json, judge.md and judge.png
+    rag eval --judge-compare --suite icml2025-dev --out DIR     # in the report: table + judge_compare.png
+    .venv/bin/python -m eval.judge_compare eval-out/judge        # writes judge.json
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from eval.claims import load_claims
+from eval.judge_sets import Items, hit, pubmedqa_items, recorded_items
 from eval.scifact_pairs import half, load_pairs
 from eval.suites import CLAIM_SETS, CLAIMS, EXTERNAL
+from rag.errors import ConfigError
 from rag.ports import SupportJudge
 from rag.types import CONTRADICTED, NOT_FOUND, SUPPORTED, Hit, Paper
 from rag.verify.checker import SupportChecker
@@ -51,10 +55,6 @@ def judged_by(checker: SupportChecker, judge: Judge | None) -> Iterator[SupportC
         checker.judge = kept
 
 
-def _hit(paper: Paper) -> Hit:
-    return Hit(paper, f"{paper.id}:0", paper.abstract, 1.0, 1.0)
-
-
 def _judge_all(checker: SupportChecker, items: Sequence[tuple[str, list[Hit]]], model: Recording
                ) -> list[tuple[Verdict, Verdict, list[tuple[float, float, float]] | None]]:  # fmt: skip
     """(the rules' verdict, the judge's verdict, the judge's probabilities or None when a veto decided)."""
@@ -76,7 +76,7 @@ def _pair_flagged(gold: str, label: str) -> bool:
 def scifact(checker: SupportChecker, model: Recording, folder: Path) -> list[Row]:
     pairs, papers = load_pairs(folder)
     kept = [(p, papers[p["doc"]]) for p in pairs if p["doc"] in papers]
-    judged = _judge_all(checker, [(p["claim"], [_hit(paper)]) for p, paper in kept], model)
+    judged = _judge_all(checker, [(p["claim"], [hit(paper)]) for p, paper in kept], model)
     return [{"gold": p["label"], "half": half(int(p["claim_id"])), "rules": r.label, "learned": v.label, "probs": pr}
             for (p, _), (r, v, pr) in zip(kept, judged, strict=True)]  # fmt: skip
 
@@ -87,7 +87,7 @@ def claims(checker: SupportChecker, model: Recording, paper: Callable[[str], Pap
         if kind == "test":  # held-out claims are never looked at here
             continue
         for claim in load_claims(CLAIMS / file):
-            hits = [_hit(p) for pid in claim.cites if (p := paper(pid)) is not None]
+            hits = [hit(p) for pid in claim.cites if (p := paper(pid)) is not None]
             ((r, v, pr),) = _judge_all(checker, [(claim.sentence, hits)], model)
             rows.append({"split": split, "gold": claim.label, "kind": claim.kind, "rules": r.label, "learned": v.label,
                          "probs": pr})  # fmt: skip
@@ -133,7 +133,7 @@ def curve(rows: Sequence[Row], flagged: Callable[[str, str], bool]) -> list[dict
     out = []
     for s in GRID:
         for c in GRID:
-            out.append({"supported": s, "contradicted": c} | _shares(at_floors(rows, s, c), flagged))
+            out.append({"supported floor": s, "contradicted floor": c} | _shares(at_floors(rows, s, c), flagged))
     return out
 
 
@@ -152,7 +152,7 @@ def overruled(rows: Sequence[Row], c: float) -> list[Row]:
 def veto_curve(rows: Sequence[Row], flagged: Callable[[str, str], bool]) -> list[dict[str, Any]]:
     out = []
     for c in (*GRID, 0.95, 0.98):
-        out.append({"contradicted": c} | _shares(overruled(rows, c), flagged))
+        out.append({"contradicted floor": c} | _shares(overruled(rows, c), flagged))
     return out
 
 
@@ -174,6 +174,87 @@ def by_kind(rows: Sequence[Row], s: float, c: float) -> dict[str, dict[str, Any]
         block["rules"] += r["rules"] != SUPPORTED
         block["learned"] += r["at"] != SUPPORTED
     return dict(sorted(out.items(), key=lambda kv: (kv[1]["gold"], kv[0])))
+
+
+def rows_of(checker: SupportChecker, model: Recording, items: Items) -> list[Row]:
+    """Each item's gold fields with the rules' label, the judge's label and the judge's probabilities."""
+    judged = _judge_all(checker, [(text, hits) for text, hits, _ in items], model)
+    return [{**gold, "rules": r.label, "learned": v.label, "probs": pr}
+            for (_, _, gold), (r, v, pr) in zip(items, judged, strict=True)]  # fmt: skip
+
+
+def side(rows: Sequence[Row], s: float, c: float, flagged: Callable[[str, str], bool]) -> dict[str, Any]:
+    """One dev set, rules beside the judge at floors (s, c): per gold label the counts flagged and labelled
+    contradicted (each of n), per error kind the counts flagged, the judge's curve over its floors and the rules'
+    own point (the shares the curve is drawn in)."""
+    decided = at_floors(rows, s, c)
+    labels: dict[str, dict[str, int]] = {}
+    for gold in sorted({r["gold"] for r in decided}):
+        mine = [r for r in decided if r["gold"] == gold]
+        labels[gold] = {"n": len(mine), "rules flagged": sum(flagged(gold, r["rules"]) for r in mine),
+                        "judge flagged": sum(flagged(gold, r["at"]) for r in mine),
+                        "rules contradicted": sum(r["rules"] == CONTRADICTED for r in mine),
+                        "judge contradicted": sum(r["at"] == CONTRADICTED for r in mine)}  # fmt: skip
+    out: dict[str, Any] = {"n": len(rows), "by label": labels}
+    if rows and all("kind" in r for r in rows):
+        out["by kind"] = by_kind(rows, s, c)
+    out["curve"] = curve(rows, flagged)
+    out["rules point"] = _shares([{**r, "at": r["rules"]} for r in rows], flagged)
+    return out
+
+
+PUBMEDQA = {"test": "PubMedQA, judge's frozen test papers", "train": "PubMedQA, judge's train papers (in training)"}
+
+
+def every_set(checker: SupportChecker, model: SupportJudge, paper: Callable[[str], Paper | None], s: float,
+              c: float, folder: Path = EXTERNAL / "scifact", progress: Callable[[str], None] | None = None,
+              pubmedqa: Callable[[str], Items] = pubmedqa_items) -> dict[str, Any]:  # fmt: skip
+    """Rules beside the judge on every dev set (`side` each), and a one-line note for each set left out."""
+    recording, note = Recording(model), progress or (lambda _: None)
+    out: dict[str, Any] = {"floors": {"supported": s, "contradicted": c}, "sets": {}, "notes": []}
+    sets = out["sets"]
+    if (folder / "pairs_train.jsonl").exists():
+        note("SciFact train pairs")
+        rows = scifact(checker, recording, folder)
+        for h in ("tune", "report"):
+            sets[f"SciFact train pairs, {h} half"] = side([r for r in rows if r["half"] == h], s, c, _pair_flagged)
+    else:
+        out["notes"].append(f"SciFact train pairs skipped: {folder} not found (CC BY-NC, read from there only)")
+    note("claims benchmark dev")
+    sets["claims benchmark dev"] = side(claims(checker, recording, paper), s, c, _claims_flagged)
+    note("recorded answers dev")
+    sets["recorded answers dev"] = side(rows_of(checker, recording, recorded_items(paper)), s, c, _claims_flagged)
+    for split, name in PUBMEDQA.items():
+        try:
+            items = pubmedqa(split)
+        except (OSError, ValueError, KeyError) as exc:
+            out["notes"].append(f"PubMedQA judge pairs skipped: {exc}")
+            break
+        note(name)
+        sets[name] = side(rows_of(checker, recording, items), s, c, _claims_flagged)
+    return out
+
+
+ABSENT = ("learned judge beside the rules skipped: rag/models/judge-minilm-l6-int8.onnx is not built here "
+          "(`make train-judge` builds it)")  # fmt: skip
+
+
+def for_eval(assistant: Any, settings: Any, say: Callable[[str], None]) -> dict[str, Any] | None:
+    """`rag eval --judge-compare`: every_set with the built judge over an icml2025 assistant (its checker and paper
+    lookup), at the settings' floors; None, after one line saying so, when the model is not built."""
+    from rag.factory import judge_model
+
+    try:
+        model = judge_model(settings.replace(judge="learned"))
+    except ConfigError:
+        say(ABSENT)
+        return None
+    assert model is not None
+    result = every_set(assistant.checker, model, assistant.retriever.paper, settings.answer.judge_supported,
+                       settings.answer.judge_contradicted, progress=lambda name: say(f"judge beside rules: {name}"))
+    for line in result["notes"]:
+        say(line)
+    return result
 
 
 def compare(checker: SupportChecker, model: SupportJudge, paper: Callable[[str], Paper | None], s: float, c: float,

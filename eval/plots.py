@@ -23,6 +23,7 @@ PLOTS = {
     "claims_by_kind.png": "Claim check: share flagged per kind",
     "claims_by_label.png": "SciFact checker pairs: share flagged per label",
     "claims_threshold.png": "Claim check: the similarity threshold's trade-off on dev",
+    "judge_compare.png": "The learned judge's floors beside the rules' point, per dev set",
     "latency.png": "Answer latency",
 }
 
@@ -151,6 +152,11 @@ def make_plots(
             ax.legend(fontsize=8)
             save(fig, "claims_names.png")
 
+    judged = (summary.get("judge_compare") or {}).get("sets") or {}
+    if judged:
+        fig = judge_plot(plt, judged)
+        save(fig, "judge_compare.png")
+
     latencies = [float(r["latency_s"]) for rows in results.values() for r in rows
                  if isinstance(r.get("latency_s"), int | float)]  # fmt: skip
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
@@ -165,3 +171,27 @@ def make_plots(
     ax.set(xlabel="seconds per answer", ylabel="questions", title="Answer latency (all suites)")
     save(fig, "latency.png")
     return written
+
+
+def judge_plot(plt: Any, sets: Mapping[str, Any]) -> Any:
+    """Per dev set: the judge at every pair of floors (dots) and the rules (a star), false flags against catches."""
+    from eval.report_judge import good_bad
+
+    fig, ax = plt.subplots(figsize=(10.5, 5.0))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (name, block) in enumerate(sets.items()):
+        good, bad = good_bad(block["by label"])
+        if good is None or bad is None:
+            continue
+        colour = colours[i % len(colours)]
+        pts = block["curve"]
+        ax.scatter([_nan(p.get(good)) for p in pts], [_nan(p.get(bad)) for p in pts], s=9, alpha=0.5, color=colour,
+                   label=f"{name}: judge")  # fmt: skip
+        rules = block["rules point"]
+        ax.scatter([_nan(rules.get(good))], [_nan(rules.get(bad))], marker="*", s=160, color=colour,
+                   edgecolors="black", label=f"{name}: rules")  # fmt: skip
+    ax.set(xlabel="faithful / supported flagged (false flags)", ylabel="wrong / contradicted flagged (caught)",
+           xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), title="Learned judge (dots: its floors 0.2..0.9) vs rules (stars)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return fig

@@ -20,6 +20,7 @@ from eval.markdown import cell, fmt, table
 from eval.metrics import summarize
 from eval.plots import PLOTS, make_plots
 from eval.report_extra import claims_section, replay_section, scifact_section
+from eval.report_judge import judge_compare_section
 from eval.worst import worst_sections
 from rag.errors import RagError
 
@@ -149,6 +150,8 @@ def render_report(
     replays = {n: s["replay"] for n, s in suites.items() if s.get("replay")}
     if replays:
         lines += replay_section(replays)
+    if summary.get("judge_compare"):
+        lines += judge_compare_section(summary["judge_compare"])
     if compare is not None:
         lines += compare_section(compare, compare_dir)
     if plots:

@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baselines", action="store_true", help="also run BM25-only and dense-only retrieval")
     p.add_argument("--judge", action="store_true", help="add LLM-as-judge scores (needs an OpenAI-compatible endpoint)")
     p.add_argument("--check", action="store_true", help="exit 1 when a quality gate on a held-out suite fails (CI)")
+    p.add_argument("--judge-compare", action="store_true",
+                   help="also run the learned sentence judge beside the rules on every dev set (needs an icml2025 "
+                   "suite and the model `make train-judge` builds; skipped with a note without it; never gated)")
     _llm(p)
     _common(p)
 

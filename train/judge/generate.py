@@ -143,6 +143,19 @@ def snli_pairs() -> list[dict[str, Any]]:
              "source": "snli", "paper": r["pairID"]} for r in sources.snli()]
 
 
+def split_pairs(papers: list[dict[str, Any]], findings: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """The PubMedQA pairs of one split's papers (each paper's neighbour is chosen within the split), unshuffled.
+    eval.judge_sets rebuilds the frozen test split with it."""
+    out: list[dict[str, Any]] = []
+    bags = [words(p["abstract"]) for p in papers]
+    for n, paper in enumerate(papers):
+        rng = random.Random(f"{seed}-{paper['id']}")
+        near = max((m for m in range(len(papers)) if m != n), key=lambda m: overlap(bags[n], bags[m]), default=None)
+        neighbour = [] if near is None else [s for sec in papers[near]["sections"] for s in sentences(sec["text"])]
+        out.extend(PaperPairs(paper, neighbour, rng, findings).build())
+    return out
+
+
 def build(seed: int) -> dict[str, list[dict[str, Any]]]:
     corpus, findings = sources.pubmedqa()
     splits: dict[str, list[dict[str, Any]]] = {"train": [], "dev": [], "test": []}
@@ -150,12 +163,7 @@ def build(seed: int) -> dict[str, list[dict[str, Any]]]:
     for paper in corpus:
         by_split[split_of(paper["id"])].append(paper)
     for name, papers in by_split.items():
-        bags = [words(p["abstract"]) for p in papers]
-        for n, paper in enumerate(papers):
-            rng = random.Random(f"{seed}-{paper['id']}")
-            near = max((m for m in range(len(papers)) if m != n), key=lambda m: overlap(bags[n], bags[m]), default=None)
-            neighbour = [] if near is None else [s for sec in papers[near]["sections"] for s in sentences(sec["text"])]
-            splits[name].extend(PaperPairs(paper, neighbour, rng, findings).build())
+        splits[name].extend(split_pairs(papers, findings, seed))
     for pair in snli_pairs():  # general English: train and dev only (the frozen test is scientific text)
         splits["dev" if split_of(pair["paper"]) == "dev" else "train"].append(pair)
     for name in splits:
