@@ -27,6 +27,7 @@ from rag.answer.question import Question, part_question
 from rag.answer.question_parts import identified_paper, named_papers, side_paper
 from rag.answer.savings import smaller_nouns, states_amount
 from rag.answer.sentence_scores import Scored, score_sentences
+from rag.corpus.lexicon import stem
 from rag.corpus.roles import CONCLUSION, OBJECTIVE
 from rag.ports import ChatModel
 from rag.types import Hit
@@ -78,11 +79,12 @@ class ExtractiveBackend:
             return Draft(text, self.name, self.model, prompt=self.name)
         # a name or number no source mentions refuses the question; a missing attribute ("which model sizes")
         # refuses a multi-part question only when every part lacks what it asks for
-        named = lexical_gap(question, hits, focus=False)
+        missing = lexical_gap(question, hits, focus=False)
         parts = [question] if len(question.parts) < 2 else [part_question(question, p) for p in question.parts]
-        gaps = [lexical_gap(part, hits) or paper_gap(part, hits) for part in parts]
-        gap = named or (gaps[0] if all(gaps) else None)
-        text = REFUSAL if gap else self.answer(question, hits)
+        named = {part.text: named_papers(part.text, hits) for part in (question, *parts)}  # each text once
+        gaps = [lexical_gap(part, hits) or paper_gap(part, hits, named[part.text]) for part in parts]
+        gap = missing or (gaps[0] if all(gaps) else None)
+        text = REFUSAL if gap else self.answer(question, hits, named[question.text])
         note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
         return Draft(text, self.name, self.model, prompt=self.name, notes=(note,) if note else ())
 
@@ -93,10 +95,10 @@ class ExtractiveBackend:
         scored = score_sentences(question, hits, self.vectors, contribution) if scored is None else scored
         if question.wants("quantity"):
             scored = [c for c in scored if _NUMBER_WORD.search(c.text)]
-            noun = counted_noun(question) if len(question.parts) < 2 else None
+            noun = question.counted if len(question.parts) < 2 else None
             meant = identified_paper(question.text, hits)  # "the Zorp123 benchmark": what that paper speaks of
             about = [c for c in scored if c.n == meant] if meant is not None else scored
-            if noun and any(_fold(noun) in {_fold(w) for w in re.findall(r"\w+", c.text.lower())} for c in about):
+            if noun and any(stem(noun) in {stem(w) for w in re.findall(r"\w+", c.text.lower())} for c in about):
                 # "how many X" where the sources speak of X: a count of X answers, not any number (when they never
                 # name X, the question may name it in other words: any number may answer)
                 scored = [c for c in scored if counts(c.text, noun)]
@@ -112,7 +114,8 @@ class ExtractiveBackend:
             scored = findings if findings and findings[0].score >= MIN_SCORE else scored
         return scored
 
-    def answer(self, question: Question, hits: Sequence[Hit]) -> str:
+    def answer(self, question: Question, hits: Sequence[Hit], named: list[int]) -> str:
+        """The answer from the sources; `named`: the sources the question names (rag.answer.question_parts)."""
         if not hits:
             return REFUSAL
         meta = metadata_answer(question.metadata, hits) or authorship_answer(question, hits)
@@ -124,7 +127,6 @@ class ExtractiveBackend:
             return f"{defined.sentence} [{defined.n}]"
         mine = restricted(question, hits)  # "Zilberg's paper", "at ICML": only those papers answer
         by = authored(question, hits)  # ... and a named author's paper answers however the question is worded
-        named = named_papers(question.text, hits)
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
             scored = [c for c in scored if c.n in mine] or scored if mine else scored
@@ -178,9 +180,6 @@ class ExtractiveBackend:
         return chosen
 
 
-_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w-]+\s+){0,5})", re.IGNORECASE)
-_NOT_COUNTED = frozenset("does did do is are was were has have had can could would will should must the a an of in "
-                         "on at for from by with to there it they we".split())  # fmt: skip
 _COUNT = re.compile(
     r"^(?:\d[\d,.]*[kmb]?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
     r"|hundreds?|thousands?|millions?|billions?|dozens?|several|many)$",
@@ -189,37 +188,17 @@ _COUNT = re.compile(
 COUNT_WINDOW = 6  # the counted noun within this many words after the number ("20 ICML 2024 Spotlight and Oral papers")
 
 
-def counted_noun(question: Question) -> str | None:
-    """What "how many X" counts: the last word before the verb ("how many individually gradable *tasks* are")."""
-    m = _HOW_MANY.search(question.asked)
-    if not m:
-        return None
-    words: list[str] = []
-    for word in (w.lower().strip("?,.;:'\"()") for w in m.group(1).split()):
-        if word in _NOT_COUNTED or word.endswith("ed") and words:
-            break
-        words.append(word)
-    return words[-1] if words else None
-
-
 def counts(sentence: str, noun: str) -> bool:
     """The sentence states a count of `noun`: a number (not a percentage) followed closely by it."""
     words = re.findall(r"[\w,.%-]+", sentence.lower())
-    wanted = _fold(noun)
+    wanted = stem(noun)
     for i, word in enumerate(words):
         number = word.strip(".,")
         if _COUNT.match(number) and not number.endswith("%"):
-            after = {_fold(w.strip(".,")) for w in words[i + 1 : i + 1 + COUNT_WINDOW]}
+            after = {stem(w.strip(".,")) for w in words[i + 1 : i + 1 + COUNT_WINDOW]}
             if wanted in after and "%" not in words[i + 1 : i + 2]:
                 return True
     return False
-
-
-def _fold(word: str) -> str:
-    """Singular: "categories" -> "category", "papers" -> "paper"."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _finding_rank(question: Question, c: Scored) -> float:
