@@ -13,6 +13,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from rag.answer.absent_value import value_gap
 from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.checked import Checked, SecondOpinion, check
@@ -20,6 +21,7 @@ from rag.answer.citations import REFUSAL, citations_for, parse_markers
 from rag.answer.deadline import BoundedChat, Deadline
 from rag.answer.extractive import ExtractiveBackend, Floors
 from rag.answer.followup import condense
+from rag.answer.language import language_note
 from rag.answer.llm_backend import LLMBackend
 from rag.answer.question import Question, analyse
 from rag.answer.runlog import append as log_answer
@@ -67,6 +69,13 @@ class Route:
 
 
 LIST_K = 10  # sources for a "which papers ..." question (at least twice k)
+
+
+def language_notes(route: Route) -> tuple[str, ...]:
+    """The note for a question not written in English (rag.answer.language), whichever backend answers. What is
+    matched is judged: the standalone question (a follow-up an LLM rewrote into English is matched as English)."""
+    note = language_note(route.standalone)
+    return (note,) if note else ()
 
 
 class Assistant:
@@ -135,7 +144,9 @@ class Assistant:
         # an author or abbreviation named counts as relevance for the extractive answer only, for now: letting an LLM
         # speak on those questions showed planted errors (swapped datasets, reversed comparisons) the check missed
         fields = route.backend.name == self.extractive.name
-        reason = retrieval_refusal(route.analysed, hits, self.floors(), agree, fields)
+        floors = self.floors()
+        reason = retrieval_refusal(route.analysed, hits, floors, agree, fields)
+        reason = reason or value_gap(route.analysed, hits, floors.relevance)  # "how many X": no count of X stated
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
@@ -265,7 +276,7 @@ class Assistant:
             usage=usage,
             removed_citations=checked.removed_citations,
             complete=draft.complete,
-            notes=checked.notes,
+            notes=(*language_notes(route), *checked.notes),
             mode=route.mode,
             abstain_reason=draft.refused_before,
         )
