@@ -1,8 +1,8 @@
 """A question that asks for a kind of value its sources never state: refused before any backend writes, so the
 extractive answer and an LLM refuse it alike, with the closest papers listed.
 
-The kind is read from the question: "how many X" asks for a count of X; "how much", "what percentage", "by how
-much" and a wh-phrase asking for a measured attribute ("what *accuracy*", "which *learning rate*",
+The kind is read from the question: "how many X" asks for a count of X; "how much", "how long", "what
+percentage" and a wh-phrase asking for a measured attribute ("what *accuracy*", "which *learning rate*",
 rag.answer.abstain.ATTRIBUTE_NOUNS less the ones answered by a name) ask for a number. The sources looked at are
 the one retrieved paper the question names (rag.answer.paper_focus.asked_paper), else the retrieved papers above
 the relevance floor (else the first one). A count of X is stated when one of their sentences puts a number right
@@ -32,6 +32,9 @@ NAMED = frozenset(
 )
 MEASURED = ATTRIBUTE_NOUNS - NAMED
 _NOT_ONE_VALUE = ("list", "comparison", "summary", "yes_no", "why", "metadata")
+_AMOUNT = re.compile(
+    r"\bhow (?:many|much|large|big|long)\b|\bwhat (?:percentage|fraction|number|proportion|share)\b", re.IGNORECASE
+)
 _LINK = re.compile(r"https?://\S+|\bwww\.\S+")
 _CITATION = re.compile(r"\([^()]*\b(?:19|20)\d\d[a-z]?\)|\bet al\.?,? \(?(?:19|20)\d\d[a-z]?\)?")
 
@@ -40,7 +43,7 @@ def asked_value(question: Question) -> str | None:
     """"count" ("how many X"), "number" (how much, a measured attribute) or None (not one value of a kind)."""
     if len(question.parts) > 1 or any(question.wants(kind) for kind in _NOT_ONE_VALUE):
         return None
-    if question.wants("quantity"):
+    if question.wants("quantity") and _AMOUNT.search(question.asked):  # not "how does it improve ...": a way
         return "count" if counted_noun(question) else "number"
     phrases = [*noun_runs(question), *focus_phrases(question)]
     measured = any(w in MEASURED for p in phrases for w in re.split(r"[\s-]+", p.lower()))
