@@ -4,6 +4,7 @@ never state is refused before any backend writes, with the closest papers. Over 
 
 from __future__ import annotations
 
+from eval.language_calibration import english_questions, other_languages
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.absent_value import asked_value
 from rag.answer.language import NOTE, THRESHOLD, foreign_share
@@ -12,8 +13,6 @@ from rag.factory import open_assistant
 from rag.settings import Settings
 from ui.message import View, render_message
 from ui.turns import Turn
-
-from eval.language_calibration import english_questions, other_languages
 
 SPANISH = "¿Cuántos pozos contiene el Alberta Wells Dataset?"
 ENGLISH = "How many wells are in the Alberta Wells Dataset?"

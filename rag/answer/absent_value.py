@@ -40,7 +40,7 @@ _CITATION = re.compile(r"\([^()]*\b(?:19|20)\d\d[a-z]?\)|\bet al\.?,? \(?(?:19|2
 
 
 def asked_value(question: Question) -> str | None:
-    """"count" ("how many X"), "number" (how much, a measured attribute) or None (not one value of a kind)."""
+    """The kind of value asked: "count" ("how many X"), "number" (how much, a measured attribute) or None."""
     if len(question.parts) > 1 or any(question.wants(kind) for kind in _NOT_ONE_VALUE):
         return None
     if question.wants("quantity") and _AMOUNT.search(question.asked):  # not "how does it improve ...": a way
@@ -55,7 +55,7 @@ def _sentences(hit: Hit) -> list[str]:
 
 
 def _singular(word: str) -> str:
-    """"classes" -> "class", "nodes" -> "node", "categories" -> "category"."""
+    """The singular: "classes" -> "class", "nodes" -> "node", "categories" -> "category"."""
     return word[:-2] if word.endswith(("sses", "shes", "ches", "xes")) else _fold(word)
 
 
