@@ -7,6 +7,7 @@ from __future__ import annotations
 from eval.language_calibration import english_questions, other_languages
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.absent_value import asked_value
+from rag.answer.citations import REFUSAL
 from rag.answer.language import NOTE, THRESHOLD, foreign_share
 from rag.answer.question import analyse
 from rag.factory import open_assistant
@@ -73,10 +74,14 @@ def test_the_kind_of_value_asked_is_read_from_the_question():
 def test_a_count_the_named_paper_never_states_is_refused_in_both_backends(assistant, bundled_settings: Settings):
     answer = assistant.ask(NODES)
     assert answer.abstained and answer.citations == () and answer.sources  # the closest papers are listed
-    assert answer.sources[0].paper.id == "icml2025-10" and "no count" in (answer.abstain_reason or "")
-    a, fake = _llm(bundled_settings, ["PieClam's largest graph has 2 nodes [1]."])
+    assert answer.sources[0].paper.id == "icml2025-10" and any("no count" in n for n in answer.notes)
+    a, fake = _llm(bundled_settings, [REFUSAL])  # the model is told to refuse a value no source states
     llm = a.ask(NODES)
-    assert llm.abstained and fake.calls == [] and llm.sources[0].paper.id == "icml2025-10"  # refused before the model
+    assert "a value (a count" in fake.calls[0][0]["content"] and llm.abstained and llm.backend == "fake"
+    assert llm.sources[0].paper.id == "icml2025-10"
+    invented, _ = _llm(bundled_settings, ["PieClam's largest graph has 2,708 nodes [1]."])
+    replaced = invented.ask(NODES)  # a count the model made up is not supported: the extractive answer refuses
+    assert replaced.abstained and replaced.backend == "extractive" and "2,708" not in replaced.text
 
 
 def test_a_count_the_paper_states_is_answered_in_both_backends(assistant, bundled_settings: Settings):

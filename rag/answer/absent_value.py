@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.abstain import ATTRIBUTE_NOUNS, focus_phrases, noun_runs
-from rag.answer.extractive import _NUMBER_WORD, _fold, counted_noun, counts
+from rag.answer.counting import NUMBER_WORD, counted_noun, counts, fold
 from rag.answer.paper_focus import asked_paper
 from rag.answer.question import Question
 from rag.text import split_sentences
@@ -56,7 +56,7 @@ def _sentences(hit: Hit) -> list[str]:
 
 def _singular(word: str) -> str:
     """The singular: "classes" -> "class", "nodes" -> "node", "categories" -> "category"."""
-    return word[:-2] if word.endswith(("sses", "shes", "ches", "xes")) else _fold(word)
+    return word[:-2] if word.endswith(("sses", "shes", "ches", "xes")) else fold(word)
 
 
 def _words(text: str) -> set[str]:
@@ -72,21 +72,33 @@ def looked_at(question: Question, hits: Sequence[Hit], floor: float) -> list[Hit
     return above or list(hits[:1])
 
 
+def _states_count(sentence: str, noun: str) -> bool:
+    """The sentence gives a count of `noun`: a number right before it (rag.answer.extractive.counts), any number in a
+    sentence that names it ("a large collection of examples (up to 10M in some cases)"), or none of it ("without
+    retaining exemplars", "exemplar-free": zero is a count)."""
+    stem = re.escape(_singular(noun))
+    if counts(sentence, noun) or NUMBER_WORD.search(sentence) and _singular(noun) in _words(sentence):
+        return True
+    return bool(re.search(rf"\b(?:no|without|zero)\s+(?:[\w-]+\s+){{0,2}}{stem}|\b{stem}\w*-free\b", sentence, re.I))
+
+
 def value_gap(question: Question, hits: Sequence[Hit], floor: float) -> str | None:
     """Why the sources cannot answer: the question asks for a count or a number and none of the sources it is
-    about states one (None: they may answer)."""
+    about states one (None: they may answer). "How many X" needs a count of X when the paper it is about (the one
+    it names, else the first source) mentions X; otherwise, as for any number asked, a number will do."""
     kind = asked_value(question)
     if kind is None or not hits:
         return None
     sources = looked_at(question, hits, floor)
     sentences = [s for h in sources for s in _sentences(h)]
-    noun = counted_noun(question) if kind == "count" else None
     named = asked_paper(question, hits)
-    who, s = (hits[named - 1].paper.title.split(":", 1)[0], "s") if named else ("the relevant papers", "")
-    if noun and _singular(noun) in set().union(*map(_words, sentences)):
-        if not any(counts(sentence, noun) for sentence in sentences):
+    about = hits[named - 1] if named is not None else hits[0]
+    who, s = (about.paper.title.split(":", 1)[0], "s") if named is not None else ("the relevant papers", "")
+    noun = counted_noun(question) if kind == "count" else None
+    if noun and _singular(noun) in set().union(*map(_words, _sentences(about))):
+        if not any(_states_count(sentence, noun) for sentence in sentences):
             return f"it asks how many {noun}: {who} mention{s} {noun} but state{s} no count of them"
         return None
-    if not any(_NUMBER_WORD.search(sentence) for sentence in sentences):
+    if not any(NUMBER_WORD.search(sentence) for sentence in sentences):
         return f"it asks for a number: {who} state{s} none"
     return None

@@ -13,7 +13,6 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rag.answer.absent_value import value_gap
 from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.checked import Checked, SecondOpinion, check
@@ -144,9 +143,7 @@ class Assistant:
         # an author or abbreviation named counts as relevance for the extractive answer only, for now: letting an LLM
         # speak on those questions showed planted errors (swapped datasets, reversed comparisons) the check missed
         fields = route.backend.name == self.extractive.name
-        floors = self.floors()
-        reason = retrieval_refusal(route.analysed, hits, floors, agree, fields)
-        reason = reason or value_gap(route.analysed, hits, floors.relevance)  # "how many X": no count of X stated
+        reason = retrieval_refusal(route.analysed, hits, self.floors(), agree, fields)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
