@@ -44,7 +44,6 @@ FINDING_WITHIN = 0.7  # the answering paper's best finding leads when it scores 
 CONCLUSION_FIRST = 0.1  # a yes/no question: its conclusion before a result that scores up to this much more
 
 
-
 class ExtractiveBackend:
     """rag.answer.backends.AnswerBackend without an LLM."""
 
