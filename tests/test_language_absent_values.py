@@ -82,6 +82,7 @@ def test_a_count_the_named_paper_never_states_is_refused_in_both_backends(assist
     invented, _ = _llm(bundled_settings, ["PieClam's largest graph has 2,708 nodes [1]."])
     replaced = invented.ask(NODES)  # a count the model made up is not supported: the extractive answer refuses
     assert replaced.abstained and replaced.backend == "extractive" and "2,708" not in replaced.text
+    assert any("no count" in n for n in replaced.notes)  # the extractive answer's reason is kept
 
 
 def test_a_count_the_paper_states_is_answered_in_both_backends(assistant, bundled_settings: Settings):

@@ -228,7 +228,8 @@ class Assistant:
             )
             redo = check(fallback, hits, self.checker)
             checked = replace(
-                redo, notes=(*checked.notes, note), removed_citations=checked.removed_citations, usage=checked.usage
+                redo, notes=(*checked.notes, note, *redo.notes), removed_citations=checked.removed_citations,
+                usage=checked.usage,
             )
             draft = replace(fallback, usage=draft.usage)
         return self._answer(route, draft, checked, hits)
