@@ -102,7 +102,7 @@ def focus_phrases(asked: str) -> list[str]:
 
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[\w-]+\s+){0,5})", re.IGNORECASE)
 _NOT_COUNTED = frozenset("does did do is are was were has have had can could would will should must the a an of in "
-                         "on at for from by with to there it they we".split())  # fmt: skip
+                         "on at for from by with to per there it they we".split())  # fmt: skip
 
 
 def counted_noun(asked: str) -> str | None:
