@@ -46,7 +46,7 @@ def questions(gold_only: bool = False) -> list[dict]:
 
 def query_set(n: int = 100) -> list[str]:
     """The dev questions, then keyword-style variations of them until there are n queries."""
-    from rag.verify.lexicon import tokenize
+    from rag.corpus.lexicon import tokenize
 
     qs = [r["question"] for r in questions()]
     out = list(qs)

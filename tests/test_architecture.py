@@ -31,7 +31,7 @@ LIBRARY_HOMES = {
     "gradio": ("ui/app.py",),
     "gradio_client": (),
     "wordfreq": ("rag/verify/word_rarity.py",),
-    "Stemmer": ("rag/index/bm25_terms.py",),  # PyStemmer: BM25's stemmer
+    "Stemmer": ("rag/corpus/lexicon.py",),  # PyStemmer: the one stemmer (BM25, the check, the answer step)
     # corpus readers for their format (not adapters: a format, not a service behind a protocol)
     "rispy": ("rag/corpus/ris.py",),
     "pypdf": ("rag/corpus/pdf.py",),
@@ -152,7 +152,8 @@ def test_export_functions_import_only_the_ground_floor():
         if _within(_module(path), "rag.export")
         for name in names
         if name.startswith(("rag.", "ui", "eval", "gradio"))
-        and not any(_within(name, g) for g in GROUND) and not _within(name, "rag.export")
+        and not any(_within(name, g) for g in GROUND)
+        and not _within(name, "rag.export")
         and not _within(name, "rag.verify.labels")
     ]
     assert problems == []
@@ -165,3 +166,14 @@ def test_no_module_in_rag_is_much_over_300_lines():
         if str(p.relative_to(ROOT)).startswith("rag/") and (n := len(p.read_text(encoding="utf-8").splitlines())) > 310
     }
     assert long == {}
+
+
+def test_one_lexicon_one_stemmer():
+    """Words are stemmed, and function words listed, in rag/corpus/lexicon.py only (BM25, the check and the answer
+    step read the same words): no other module defines a stemmer or a plural folder."""
+    stemmers = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name.strip("_") in ("stem", "fold_plural", "singular"):
+                stemmers.append(f"{_module(path)}.{node.name}")
+    assert stemmers == ["rag.corpus.lexicon.stem"]

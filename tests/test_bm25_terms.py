@@ -65,17 +65,26 @@ def test_the_recipe_is_recorded_with_the_index_and_an_old_one_is_recognised(tmp_
 
 
 def _write_old_recipe_index(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """BM25 as the code before the recipe existed wrote it: `tokenize` words, bm25s's default k1/b, no recipe key."""
+    """BM25 as the code before the recipe existed wrote it: lower-case words with plurals folded ("terms-1"),
+    bm25s's default k1/b, no recipe key."""
+    import re
+
+    from rag.corpus.lexicon import STOPWORDS
     from rag.index import lexical
+
+    def terms_1(text: str) -> list[str]:
+        words = re.findall(r"[^\W_]+", re.sub(r"(?<=\d),(?=\d{3})", "", text.lower()))
+        return [re.sub(r"(?<=\w{3})s$", "", w) if not w.endswith(("ss", "us", "is")) else w
+                for w in words if w not in STOPWORDS]  # fmt: skip
+
     from rag.index.docstore import DocStore
     from rag.index.integrity import write_manifest
     from rag.index.records import lexical_text
-    from rag.verify.lexicon import tokenize
 
     docs = DocStore.load(home / "index" / "docs-papers")
     assert docs is not None
     with monkeypatch.context() as m:
-        m.setattr(lexical, "terms", tokenize)
+        m.setattr(lexical, "terms", terms_1)
         m.setattr(lexical, "K1", 1.5)
         m.setattr(lexical, "B", 0.75)
         builder = lexical.LexicalBuilder()
@@ -95,7 +104,7 @@ def _write_old_recipe_index(home: Path, monkeypatch: pytest.MonkeyPatch) -> None
 def test_an_index_built_with_the_old_words_is_rebuilt_from_the_docstore_not_misread(
     indexed_cli, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):
-    """"replicating" is not a word of any abstract; PaperBench's says "replicate": only the stemmed index finds it."""
+    """ "replicating" is not a word of any abstract; PaperBench's says "replicate": only the stemmed index finds it."""
     from rag.index.docstore import DocStore
 
     _write_old_recipe_index(indexed_cli.home, monkeypatch)
@@ -138,3 +147,23 @@ def test_while_rag_index_holds_the_lock_the_rebuilt_bm25_is_used_from_memory_and
     assert len(notes) == 1 and "in memory" in notes[0], notes
     on_disk = LexicalIndex.load(indexed_cli.home / "index" / "bm25-papers")
     assert on_disk is not None and on_disk.recipe == "terms-1"  # that run writes its own; nothing half-saved here
+
+
+# The lexicon's words as BM25 terms-2 indexes them: its stopwords and the stems of a fixed word sample. Changing
+# rag.corpus.lexicon changes what BM25 indexed: bump TERMS_VERSION (old indexes are then rebuilt) and update this.
+LEXICON_FINGERPRINT = {"terms-2": "514e62d05bda3127"}
+_SAMPLE = ("studies studied randomised tumours grandmultiparous learnability embedded reconstruction increases "
+           "phds gpus analyses modelling behaviour datasets lower-case").split()  # fmt: skip
+
+
+def test_the_lexicon_bm25_indexed_with_is_the_one_its_version_names():
+    import hashlib
+
+    from rag.corpus import lexicon
+    from rag.index.bm25_terms import TERMS_VERSION
+
+    words = sorted(lexicon.STOPWORDS) + [lexicon.stem(w) for w in _SAMPLE]
+    digest = hashlib.sha256(" ".join(words).encode()).hexdigest()[:16]
+    assert LEXICON_FINGERPRINT.get(TERMS_VERSION) == digest, (
+        f"rag.corpus.lexicon changed what BM25 indexes (fingerprint {digest}): bump TERMS_VERSION and pin it here"
+    )

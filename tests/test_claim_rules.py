@@ -75,10 +75,13 @@ def test_rules_can_be_switched_off_one_by_one(checker: SupportChecker):
 
 def test_stems_and_vocabulary():
     vocab = rules.SourceVocabulary("It reconstructs graphs; learned embeddings; stochastic gradient descent; PhDs")
-    for word in ("reconstruction", "embeds", "learnability", "SGD", "PhD"):
+    for word in ("reconstruction", "embedding", "learnability", "learns", "SGD"):
         assert vocab.has(word), word
     assert not vocab.has("transformer")
-    assert rules.stem("embedded") == rules.stem("embeds")
+    assert rules.stem("embedded") == rules.stem("embeddings") and rules.stem("studies") == rules.stem("studied")
+    # Known losses of the one (Snowball) stemmer, listed in tests/data/LABEL_MOVES.md: "embeds" stems to "emb",
+    # and an acronym's plural keeps its "s" ("PhDs"), so neither meets the other form any more.
+    assert not vocab.has("embeds") and not vocab.has("PhD")
 
 
 def test_number_words():

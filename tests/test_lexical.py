@@ -1,6 +1,6 @@
+from rag.corpus.lexicon import tokenize
 from rag.index.bm25_terms import terms
 from rag.index.lexical import LexicalIndex
-from rag.verify.lexicon import tokenize
 
 
 def test_tokenize_folds_case_plurals_and_thousands_separators():

@@ -20,6 +20,7 @@ from rag.answer.citations import REFUSAL, citations_for, parse_markers
 from rag.answer.deadline import BoundedChat, Deadline
 from rag.answer.extractive import ExtractiveBackend, Floors
 from rag.answer.followup import condense
+from rag.answer.language import language_note
 from rag.answer.llm_backend import LLMBackend
 from rag.answer.question import Question, analyse
 from rag.answer.runlog import append as log_answer
@@ -67,6 +68,13 @@ class Route:
 
 
 LIST_K = 10  # sources for a "which papers ..." question (at least twice k)
+
+
+def language_notes(route: Route) -> tuple[str, ...]:
+    """The note for a question not written in English (rag.answer.language), whichever backend answers. What is
+    matched is judged: the standalone question (a follow-up an LLM rewrote into English is matched as English)."""
+    note = language_note(route.standalone)
+    return (note,) if note else ()
 
 
 class Assistant:
@@ -220,7 +228,8 @@ class Assistant:
             )
             redo = check(fallback, hits, self.checker)
             checked = replace(
-                redo, notes=(*checked.notes, note), removed_citations=checked.removed_citations, usage=checked.usage
+                redo, notes=(*checked.notes, note, *redo.notes), removed_citations=checked.removed_citations,
+                usage=checked.usage,
             )
             draft = replace(fallback, usage=draft.usage)
         return self._answer(route, draft, checked, hits)
@@ -265,7 +274,7 @@ class Assistant:
             usage=usage,
             removed_citations=checked.removed_citations,
             complete=draft.complete,
-            notes=checked.notes,
+            notes=(*language_notes(route), *checked.notes),
             mode=route.mode,
             abstain_reason=draft.refused_before,
         )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rag.answer.citations import REFUSAL
 from rag.answer.verb_slots import verb_slots
+from rag.corpus.lexicon import stem
 from rag.errors import LLMError
 from rag.ports import ChatModel, Message, complete
 from rag.prompts import load_prompt
@@ -199,15 +200,11 @@ def offline_standalone(question: str, previous: str) -> str:
     return re.sub(r"\bthe the\b", "the", resolved, flags=re.IGNORECASE)
 
 
-def _stem(word: str) -> str:
-    return re.sub(r"(?:es|s)$", "", word) if len(word) > 3 else word
-
-
 def adds_words(question: str, standalone: str) -> bool:
     """Whether the rewritten question says more than the follow-up: a word that is not scaffolding, in no form
     the follow-up has ("its" -> "the" or "paper" -> "papers" adds nothing worth showing)."""
 
     def content(text: str) -> set[str]:
-        return {_stem(w) for w in re.findall(r"[\w-]+", text.casefold()) if w not in _SCAFFOLD}
+        return {stem(w) for w in re.findall(r"[\w-]+", text.casefold()) if w not in _SCAFFOLD}
 
     return bool(content(standalone) - content(question))

@@ -24,9 +24,10 @@ import re
 from dataclasses import dataclass
 
 from rag.answer.metadata import metadata_intent
+from rag.answer.question_focus import counted_noun, focus_phrases, noun_runs
 from rag.answer.question_parts import compared, question_parts
+from rag.corpus.lexicon import tokenize
 from rag.retrieve.fields import name_words, year_range
-from rag.verify.lexicon import tokenize
 
 SUMMARY_REQUEST = re.compile(
     r"\b(summari[sz]e|summary|overview|survey|literature review|review the|what (work|research) (is there|exists))\b",
@@ -91,7 +92,7 @@ class Question:
 
     text: str  # the standalone question (after follow-up rewriting), cleaned
     asked: str  # the clause that asks
-    tokens: tuple[str, ...]  # rag.index.lexical.tokenize(text): lower-case, stopwords dropped, plurals folded
+    tokens: tuple[str, ...]  # rag.corpus.lexicon.tokenize(text): lower-case, stopwords dropped, stemmed
     key_terms: tuple[str, ...]  # names and numbers of the asked clause
     parts: tuple[str, ...]  # sub-questions; (text,) when it asks one thing
     kinds: frozenset[str]
@@ -100,6 +101,9 @@ class Question:
     names: tuple[str, ...] = ()  # capitalised words that may name an author (rag.retrieve.fields.name_words)
     years: tuple[int | None, int | None] = (None, None)  # "papers from 2024": the years it is limited to
     mode: str = "answer"  # "answer" | "summary"
+    focus: tuple[str, ...] = ()  # what its wh-phrases ask for and the units it wants ("acceptance rate", "dollars")
+    noun_runs: tuple[str, ...] = ()  # each wh-phrase's thing in full ("language model backbone")
+    counted: str | None = None  # what "how many X" counts ("tasks")
 
     def wants(self, kind: str) -> bool:
         return kind in self.kinds
@@ -138,6 +142,9 @@ def analyse(text: str, mode: str | None = None) -> Question:
         years=year_range(asked),
         mode="summary" if "summary" in kinds else "answer",
         sides=tuple(compared(text)) if "comparison" in kinds else (),
+        focus=tuple(focus_phrases(asked)),
+        noun_runs=tuple(noun_runs(asked)),
+        counted=counted_noun(asked),
     )
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.corpus.lexicon import tokenize
 from rag.types import Hit
-from rag.verify.lexicon import tokenize
 
 _GENERIC = frozenset(tokenize("paper study work approach method framework model dataset one other"))
 

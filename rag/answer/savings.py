@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from rag.corpus.lexicon import stem
+
 # a verb or comparative of making an amount smaller, then its object: up to three words before a preposition
 _SMALLER = re.compile(
     r"\b(?:sav(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:e|es|ed|ing)|"
@@ -24,13 +26,6 @@ _NOT_NOUN = frozenset("the a an its their his her our this that these those tota
                       "much many more most".split())  # fmt: skip
 _NUMBER = re.compile(r"\d")
 WINDOW = 8  # the noun within this many words of the number
-
-
-def _fold(word: str) -> str:
-    word = word.lower()
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def smaller_nouns(asked: str) -> frozenset[str]:
@@ -47,14 +42,14 @@ def smaller_nouns(asked: str) -> frozenset[str]:
             if word in _OBJECT_END or len(phrase) >= 3:
                 break
             phrase.append(word)
-        nouns.update(_fold(w) for w in phrase if w not in _NOT_NOUN and not _NUMBER.search(w))
+        nouns.update(stem(w) for w in phrase if w not in _NOT_NOUN and not _NUMBER.search(w))
     return frozenset(nouns)
 
 
 def states_amount(sentence: str, nouns: frozenset[str]) -> bool:
     """The sentence states a number within WINDOW words of one of `nouns`."""
     words = re.findall(r"[\w%.-]+", sentence)
-    folded = [_fold(w.strip(".")) for w in words]
+    folded = [stem(w.strip(".")) for w in words]
     for i, word in enumerate(words):
         if _NUMBER.search(word) and nouns.intersection(folded[max(0, i - WINDOW) : i + WINDOW + 1]):
             return True

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.question import Question
+from rag.corpus.lexicon import tokenize
 from rag.corpus.roles import BACKGROUND, CONCLUSION, FINDINGS, METHOD, OBJECTIVE, RESULT, sentence_roles
 from rag.text import split_sentences
 from rag.types import Hit
 from rag.verify.injection import untrusted
-from rag.verify.lexicon import tokenize
 from rag.verify.sentence_vectors import SentenceVectors
 
 # -- weights, in one place (tuned on the dev splits only) -------------------------------------------------------------

@@ -14,11 +14,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from rag.corpus.lexicon import STOPWORDS
+
 _TOKEN = re.compile(r"[A-Za-z]+")
-_FUNCTION = frozenset(
-    "a an the of and or to in on at by for with from as is are was were be it its we our this that these "
-    "which can has have had not but so than then there their they".split()
-)  # fmt: skip
 MIN_TOKEN = 8  # shorter tokens are left alone
 MAX_PIECE = 20
 MIN_GLUED = 12  # tokens that break that way before a document counts as one with run-together words
@@ -30,7 +28,7 @@ def _vocabulary(pages: Sequence[Sequence[str]]) -> Counter[str]:
 
 def _cost(pieces: list[str]) -> tuple[int, int]:
     """Fewer pieces first; then more function words ("clients|can|append", not "client|scan|append")."""
-    return len(pieces), -sum(p in _FUNCTION for p in pieces)
+    return len(pieces), -sum(p in STOPWORDS for p in pieces)
 
 
 def _split(word: str, vocab: Counter[str]) -> list[str] | None:
@@ -47,9 +45,9 @@ def _split(word: str, vocab: Counter[str]) -> list[str] | None:
             if best[end] is None or _cost([*head, piece]) < _cost(best[end] or []):
                 best[end] = [*head, piece]
     pieces = best[len(word)]
-    if not pieces or not any(p in _FUNCTION for p in pieces):
+    if not pieces or not any(p in STOPWORDS for p in pieces):
         return None
-    content = [p for p in pieces if p not in _FUNCTION]
+    content = [p for p in pieces if p not in STOPWORDS]
     if len(content) < 2 or any(len(p) < 3 for p in content):  # "oper|at|or", "per|for|ms": a real word
         return None
     return pieces

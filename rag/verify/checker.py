@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rag.corpus.lexicon import tokenize
 from rag.corpus.roles import states_no_finding
 from rag.ports import SupportJudge
 from rag.settings import AnswerSettings
@@ -22,7 +23,6 @@ from rag.verify.attribution import misattributed
 from rag.verify.evidence_choice import carrying_first
 from rag.verify.injection import untrusted
 from rag.verify.learned import Judge
-from rag.verify.lexicon import tokenize
 from rag.verify.names import links, quantities, rounded_away
 from rag.verify.number_words import number_word_mismatch
 from rag.verify.sentence_vectors import SentenceVectors
@@ -233,7 +233,7 @@ class SupportChecker:
         term, own, where = found
         text = number_evidence(sources[where])
         quote = next((s for s in split_sentences(text.replace("\n", ". ")) if term in s), "")
-        name = (lambda n: names[n - 1] if n <= len(names) else f"[{n}]")  # noqa: E731
+        name = lambda n: names[n - 1] if n <= len(names) else f"[{n}]"  # noqa: E731
         return Verdict(WRONG_PAPER, f"{term!r} is in {name(where)}, not in {name(own)} which its clause cites",
                        [(where - 1, quote)] if quote else [], cited_instead=where - 1)  # fmt: skip
 

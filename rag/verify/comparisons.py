@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from rag.verify.vocabulary import _FUNCTION, _VERB_FORM, norm, stem, words
+from rag.corpus.lexicon import FUNCTION_WORDS, stem
+from rag.verify.vocabulary import VERB_FORM, norm, words
 
 # prefixes of words that say which way an effect goes
 _UP = ("increas", "rais", "rise", "rose", "higher", "greater", "enhanc", "promot", "activat", "elevat", "positiv",
@@ -49,12 +50,12 @@ def _directed(text: str) -> dict[int, set[str]]:
     for n, (i, d) in enumerate(marks):
         nxt = marks[n + 1][0] if n + 1 < len(marks) else len(tokens)
         between = [norm(w) for w in tokens[i + 1 : nxt]]
-        if nxt < len(tokens) and all(w in _FUNCTION for w in between) and len(between) <= 2:
+        if nxt < len(tokens) and all(w in FUNCTION_WORDS for w in between) and len(between) <= 2:
             # adjacent to the next direction word: a verb or adjective modifies it, a noun is its subject
             carried = carried * (1 if _NOUN.search(norm(tokens[i])) else d)
             continue
         after = [stem(norm(w)) for w in tokens[i + 1 : min(nxt, i + 1 + _DIRECTION_SCOPE)]]
-        out[carried * d] |= {w for w in after if w not in _FUNCTION and len(w) > 2} or {"_"}
+        out[carried * d] |= {w for w in after if w not in FUNCTION_WORDS and len(w) > 2} or {"_"}
         carried = 1
     return out
 
@@ -79,7 +80,7 @@ _NOT_COMPARATIVE = frozenset("other rather either neither whether however under 
 
 
 def _content(part: str) -> set[str]:
-    return {stem(norm(w)) for w in words(part) if norm(w) not in _FUNCTION and len(w) > 2}
+    return {stem(norm(w)) for w in words(part) if norm(w) not in FUNCTION_WORDS and len(w) > 2}
 
 
 def _sides(text: str) -> tuple[set[str], int, set[str]] | None:
@@ -115,7 +116,7 @@ def reversed_comparison(claim: str, evidence: str) -> str | None:
 
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?!\w)")
 _SCALE_WORDS = frozenset("k m b thousand million billion hundred times fold percent per".split())
-_VERB = _VERB_FORM
+_VERB = VERB_FORM
 UNIT_WINDOW = 6  # words after a number in the source that may say what it counts ("57 classification ... tasks")
 
 
@@ -135,7 +136,7 @@ def unit_mismatch(claim: str, source: str) -> str | None:
     """A number of the claim whose next content words (its unit, or what it counts) follow that number nowhere in
     the source: "213,000 square kilometres" against "213,000 wells"."""
     src = _units(source)
-    skip = {stem(w) for w in _FUNCTION | _SCALE_WORDS}
+    skip = {stem(w) for w in FUNCTION_WORDS | _SCALE_WORDS}
     for m in _NUMBER.finditer(claim):
         known = src.get(m.group(1).replace(",", ""))
         if not known or claim[m.end() : m.end() + 1] == "%":
@@ -164,7 +165,7 @@ def _heads(text: str, start: int, end: int) -> tuple[str, ...]:
     """What the number at text[start:end] counts: its currency sign, and the first content word after it (past
     "%" and scale words: "213,000 wells", "$5 billion", "one in five surgical trials" -> "surgic")."""
     sign = text[start - 1] if start and text[start - 1] in _CURRENCY else ""
-    skip = {stem(w) for w in _FUNCTION | _SCALE_WORDS}
+    skip = {stem(w) for w in FUNCTION_WORDS | _SCALE_WORDS}
     after = [w for w in _after(re.split(r"[,;:()]", text[end:])[0], 0, 3) if w not in skip and len(w) > 2]
     return tuple(x for x in (sign, after[0] if after else "") if x)
 
@@ -199,6 +200,6 @@ def _phrase(text: str, m: re.Match[str]) -> str:
     unit = _UNIT_SIGN.match(text, m.end())
     rest = text[unit.end() if unit else m.end() :]
     after = words(re.split(r"[,;:()]", rest)[0])[:2]
-    while after and norm(after[-1]) in _FUNCTION:
+    while after and norm(after[-1]) in FUNCTION_WORDS:
         after.pop()
     return " ".join([sign + m.group(1) + (unit.group() if unit else ""), *after])

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 
+from rag.corpus.lexicon import FUNCTION_WORDS, stem
 from rag.verify.names import abbreviations, glued_forms, plain
-from rag.verify.vocabulary import _FUNCTION, _VERB_FORM, RARE_ZIPF, SourceVocabulary, norm, stem, words
+from rag.verify.vocabulary import RARE_ZIPF, VERB_FORM, SourceVocabulary, norm, words
 from rag.verify.word_rarity import zipf
 
 
@@ -33,12 +34,12 @@ def _specific(word: str, first: bool) -> bool:
     if word[0].isupper() and not first:
         return True  # "Saskatchewan", "Maxar"
     w = norm(word)
-    if w in _FUNCTION:
+    if w in FUNCTION_WORDS:
         return False
     if "-" in w:  # "PreSelect-chosen", "state-of-the-art": a compound names something new only through a new part
         return any(_specific(part, False) for part in word.split("-") if part)
     # a rare word names something; but a rare verb ("elucidates", "rebuilds", "quantifying") is a paraphrase
-    return zipf(w) < RARE_ZIPF and not _VERB_FORM.search(w)
+    return zipf(w) < RARE_ZIPF and not VERB_FORM.search(w)
 
 
 def specific_words(text: str, names_only: bool = False) -> list[str]:
@@ -186,9 +187,9 @@ def _negated(text: str, without: bool = False, contrast: bool = False) -> set[st
         scope = NEGATION_SCOPE
         if contrast and _CONTRAST.search(text[: m.start()]):  # a source's "in chronic but not in episodic
             # headache" denies one word, not the clause
-            scope = 1 + sum(1 for w in words(text[m.end() :])[:3] if norm(w) in _FUNCTION)
+            scope = 1 + sum(1 for w in words(text[m.end() :])[:3] if norm(w) in FUNCTION_WORDS)
         after = [stem(norm(w)) for w in words(text[m.end() :])[:scope]]
-        out |= {w for w in after if w not in _FUNCTION and len(w) > 2}
+        out |= {w for w in after if w not in FUNCTION_WORDS and len(w) > 2}
     if without:  # "exemplar-free" denies exemplars as "without exemplars" does
         out |= {stem(norm(m.group(1))) for m in _FREE.finditer(text)}
     return out
@@ -248,6 +249,6 @@ def swapped_association(claim: str, evidence: str) -> str | None:
 
     mixed = 0
     for clause in c_clauses:
-        homes = {h for t in clause if t not in _FUNCTION and len(t) > 2 and (h := home(t)) is not None}
+        homes = {h for t in clause if t not in FUNCTION_WORDS and len(t) > 2 and (h := home(t)) is not None}
         mixed += len(homes) >= 2
     return "pairs the source's terms the other way round" if mixed >= 2 else None

@@ -5,21 +5,13 @@ cited source say this word?" through stems, hyphen parts, initialisms, name spel
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from rag.verify.lexicon import STOPWORDS
+from rag.corpus.lexicon import stem
 from rag.verify.names import NameForms, plain
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|\d[\d,.]*%?")
 RARE_ZIPF = 3.0  # below this a word is rare in general English: a technical term, not a paraphrase word
-_VERB_FORM = re.compile(r"(?:ing|[^s]s|ed|izes?|ises?|ates?)$|^re[a-z]{4,}")  # inflected or derived verb forms
-_FUNCTION = STOPWORDS | frozenset(
-    """also both either each more most other such only own same very just however thus hence while whereas
-    although though since because than then into onto upon within without across among between through during
-    before after above below over under again further once here there when where why how all any few many much
-    some can could may might must shall should will would being been having doing its it's their they them this
-    that these those which who whom whose what our we us you your he she his her my me i""".split()
-)
+VERB_FORM = re.compile(r"(?:ing|[^s]s|ed|izes?|ises?|ates?)$|^re[a-z]{4,}")  # inflected or derived verb forms
 
 
 def words(text: str) -> list[str]:
@@ -28,31 +20,6 @@ def words(text: str) -> list[str]:
 
 def norm(word: str) -> str:
     return word.lower().strip("'").replace("'s", "")
-
-
-_SUFFIXES = tuple(
-    "abilities ability ibility ations ation izations ization isations isation izing ising izes ises ized ised ize "
-    "ise ments ment ities ity ively ive ings ing ness ies ied ers er ed es ly al able ible ions ion s e".split()
-)
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A light stem: enough that "reconstructs", "reconstruction", "reconstructed" meet, and "learnability" meets
-    "learned", "embeds" meets "embedded"."""
-    w = norm(word)
-    for _ in range(2):
-        for suffix in _SUFFIXES:
-            if len(w) - len(suffix) >= 4 and w.endswith(suffix):
-                w = w[: -len(suffix)]
-                break
-        else:
-            break
-    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-        w = w[:-1]  # "embedd" -> "embed", "plann" -> "plan"
-    if len(w) == 4 and w.endswith("s") and not w.endswith("ss"):
-        w = w[:-1]  # "phds" -> "phd", "gpus" -> "gpu"
-    return w
 
 
 class SourceVocabulary:

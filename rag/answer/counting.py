@@ -1,0 +1,36 @@
+"""Whether a sentence states a count of what "how many X" counts (rag.answer.question_focus finds X); which
+sentences hold a number at all. Read by the extractive answer (its quantity answers) and rag.answer.absent_value
+(refusing a count no source states)."""
+
+from __future__ import annotations
+
+import re
+
+from rag.corpus.lexicon import stem
+
+NUMBER_WORD = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?"
+    r"|thousands?|millions?|billions?|tens|dozens?|twice|double|half|percent)\b",
+    re.IGNORECASE,
+)
+
+_COUNT = re.compile(
+    r"^(?:\d[\d,.]*[kmb]?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
+    r"|hundreds?|thousands?|millions?|billions?|dozens?|several|many)$",
+    re.IGNORECASE,
+)
+COUNT_WINDOW = 6  # the counted noun within this many words after the number ("20 ICML 2024 Spotlight and Oral papers")
+
+
+def counts(sentence: str, noun: str) -> bool:
+    """The sentence states a count of `noun`: a number (not a percentage) followed closely by it."""
+    words = re.findall(r"[\w,.%-]+", sentence.lower())
+    wanted = stem(noun)
+    for i, word in enumerate(words):
+        number = word.strip(".,")
+        if _COUNT.match(number) and not number.endswith("%"):
+            after = {stem(w.strip(".,")) for w in words[i + 1 : i + 1 + COUNT_WINDOW]}
+            if wanted in after and "%" not in words[i + 1 : i + 2]:
+                return True
+    return False
+
