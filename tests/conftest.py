@@ -96,6 +96,30 @@ class CLI:
         return json.loads(out)
 
 
+def cli_index(home: Path, embedder: object, *sources: str) -> str:
+    """`rag index SOURCES --home HOME` in-process with the given embedder, for a fixture wider than one test (which
+    has no capsys): builds a library once per module, that tests then copy with `copy_home`. Returns stdout."""
+    import contextlib
+    import io
+
+    from rag.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        mp.setattr("rag.factory.make_embedder", lambda settings, **_: embedder)
+        code = main(["index", *sources, "--home", str(home)])
+    assert code == 0, err.getvalue()
+    return out.getvalue()
+
+
+def copy_home(built: Path, cli: CLI) -> CLI:
+    """`cli` whose data directory starts as a copy of `built` (no re-embedding; the test may change its copy)."""
+    import shutil
+
+    shutil.copytree(built, cli.home)
+    return cli
+
+
 @pytest.fixture
 def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
             tmp_path: Path) -> CLI:  # fmt: skip
@@ -118,7 +142,4 @@ def bundled_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def indexed_cli(rag_cli: CLI, bundled_home: Path) -> CLI:
     """`rag_cli` whose home starts as a copy of the bundled index (no re-embedding per test)."""
-    import shutil
-
-    shutil.copytree(bundled_home, rag_cli.home)
-    return rag_cli
+    return copy_home(bundled_home, rag_cli)
