@@ -43,6 +43,16 @@ def bundled_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 @pytest.fixture(scope="session")
+def chunk_pass_settings(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Settings:
+    """The bundled corpus indexed once per session with `sentence_pass = "chunk"` (sentence vectors from the chunk's
+    own pass, mapped). Tests only read it; one that changes it works on a copy of its home."""
+    home = tmp_path_factory.mktemp("chunk-pass") / "rag-home"
+    s = load_settings(home=home, env={}).replace(sentence_pass="chunk")
+    build_index(s, embedder=minilm)  # type: ignore[arg-type]
+    return s
+
+
+@pytest.fixture(scope="session")
 def assistant(bundled_settings: Settings) -> Iterator[object]:
     """A shared extractive Assistant over the bundled index (model loaded once)."""
 
