@@ -138,14 +138,14 @@ def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
 
 
 @pytest.fixture(scope="session")
-def bundled_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data directory holding the bundled corpus's index, built once by a real `rag index` (so no Chroma file of
-    it is open in this process): copy it with `fresh_index` before changing it."""
-    from tests.reliability_helpers import run_rag
+def bundled_home(tmp_path_factory: pytest.TempPathFactory, bundled_settings: Settings) -> Path:
+    """A data directory holding the bundled corpus's index: a copy of `bundled_settings`' (the same `build_index` as
+    `rag index`, embedded once per session), so no Chroma file of it is open in this process. Copy it before
+    changing it."""
+    import shutil
 
     home = tmp_path_factory.mktemp("bundled-home") / "home"
-    proc = run_rag(["index"], home)
-    assert proc.returncode == 0, proc.stderr
+    shutil.copytree(bundled_settings.home, home)
     return home
 
 
