@@ -149,6 +149,15 @@ def bundled_home(tmp_path_factory: pytest.TempPathFactory, bundled_settings: Set
     return home
 
 
+@pytest.fixture(scope="session")
+def check_library_home(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Path:
+    """tests/data/check/library.bib (six bundled papers under their BibTeX keys) indexed once per session by
+    `rag index`, for the `rag check` tests: copy it with `copy_home`."""
+    home = tmp_path_factory.mktemp("check-library") / "home"
+    cli_index(home, minilm, str(ROOT / "tests" / "data" / "check" / "library.bib"))
+    return home
+
+
 @pytest.fixture
 def indexed_cli(rag_cli: CLI, bundled_home: Path) -> CLI:
     """`rag_cli` whose home starts as a copy of the bundled index (no re-embedding per test)."""

@@ -9,23 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI, cli_index, copy_home
+from tests.conftest import CLI, copy_home
 
 DATA = Path(__file__).parent / "data" / "check"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "check-json.md"
 
 
-@pytest.fixture(scope="module")
-def library_home(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Path:
-    """The BibTeX library indexed once for the module by `rag index`; each test gets a copy of it."""
-    home = tmp_path_factory.mktemp("check-library") / "home"
-    cli_index(home, minilm, str(DATA / "library.bib"))
-    return home
-
-
 @pytest.fixture
-def library_cli(rag_cli: CLI, library_home: Path) -> CLI:
-    return copy_home(library_home, rag_cli)
+def library_cli(rag_cli: CLI, check_library_home: Path) -> CLI:
+    return copy_home(check_library_home, rag_cli)
 
 
 def _labels(record: dict) -> list[str]:
@@ -119,9 +111,9 @@ def test_draft_text_is_neutralised_in_every_output(library_cli: CLI, tmp_path: P
 
 
 @pytest.mark.parametrize("case", ["missing", "directory", "latin1", "empty", "markup-only", "no-index", "no-llm"])
-def test_user_errors_are_one_line_and_exit_2(rag_cli: CLI, library_home: Path, tmp_path: Path, case: str):
+def test_user_errors_are_one_line_and_exit_2(rag_cli: CLI, check_library_home: Path, tmp_path: Path, case: str):
     if case not in ("no-index",):
-        copy_home(library_home, rag_cli)
+        copy_home(check_library_home, rag_cli)
     draft = tmp_path / "d.md"
     draft.write_text("A sentence that cites a paper [@seth2025alberta].\n")
     args = {
