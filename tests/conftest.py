@@ -43,6 +43,16 @@ def bundled_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 @pytest.fixture(scope="session")
+def chunk_pass_settings(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Settings:
+    """The bundled corpus indexed once per session with `sentence_pass = "chunk"` (sentence vectors from the chunk's
+    own pass, mapped). Tests only read it; one that changes it works on a copy of its home."""
+    home = tmp_path_factory.mktemp("chunk-pass") / "rag-home"
+    s = load_settings(home=home, env={}).replace(sentence_pass="chunk")
+    build_index(s, embedder=minilm)  # type: ignore[arg-type]
+    return s
+
+
+@pytest.fixture(scope="session")
 def assistant(bundled_settings: Settings) -> Iterator[object]:
     """A shared extractive Assistant over the bundled index (model loaded once)."""
 
@@ -96,6 +106,30 @@ class CLI:
         return json.loads(out)
 
 
+def cli_index(home: Path, embedder: object, *sources: str) -> str:
+    """`rag index SOURCES --home HOME` in-process with the given embedder, for a fixture wider than one test (which
+    has no capsys): builds a library once per module, that tests then copy with `copy_home`. Returns stdout."""
+    import contextlib
+    import io
+
+    from rag.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        mp.setattr("rag.factory.make_embedder", lambda settings, **_: embedder)
+        code = main(["index", *sources, "--home", str(home)])
+    assert code == 0, err.getvalue()
+    return out.getvalue()
+
+
+def copy_home(built: Path, cli: CLI) -> CLI:
+    """`cli` whose data directory starts as a copy of `built` (no re-embedding; the test may change its copy)."""
+    import shutil
+
+    shutil.copytree(built, cli.home)
+    return cli
+
+
 @pytest.fixture
 def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
             tmp_path: Path) -> CLI:  # fmt: skip
@@ -104,21 +138,27 @@ def rag_cli(minilm: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
 
 
 @pytest.fixture(scope="session")
-def bundled_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data directory holding the bundled corpus's index, built once by a real `rag index` (so no Chroma file of
-    it is open in this process): copy it with `fresh_index` before changing it."""
-    from tests.reliability_helpers import run_rag
+def bundled_home(tmp_path_factory: pytest.TempPathFactory, bundled_settings: Settings) -> Path:
+    """A data directory holding the bundled corpus's index: a copy of `bundled_settings`' (the same `build_index` as
+    `rag index`, embedded once per session), so no Chroma file of it is open in this process. Copy it before
+    changing it."""
+    import shutil
 
     home = tmp_path_factory.mktemp("bundled-home") / "home"
-    proc = run_rag(["index"], home)
-    assert proc.returncode == 0, proc.stderr
+    shutil.copytree(bundled_settings.home, home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def check_library_home(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Path:
+    """tests/data/check/library.bib (six bundled papers under their BibTeX keys) indexed once per session by
+    `rag index`, for the `rag check` tests: copy it with `copy_home`."""
+    home = tmp_path_factory.mktemp("check-library") / "home"
+    cli_index(home, minilm, str(ROOT / "tests" / "data" / "check" / "library.bib"))
     return home
 
 
 @pytest.fixture
 def indexed_cli(rag_cli: CLI, bundled_home: Path) -> CLI:
     """`rag_cli` whose home starts as a copy of the bundled index (no re-embedding per test)."""
-    import shutil
-
-    shutil.copytree(bundled_home, rag_cli.home)
-    return rag_cli
+    return copy_home(bundled_home, rag_cli)

@@ -10,7 +10,7 @@ import pytest
 
 from rag.check import bibfiles
 from rag.check.bibfiles import BibError, not_given, read_bib
-from tests.conftest import CLI
+from tests.conftest import CLI, copy_home
 
 REFS = ("@article{wells, title={Alberta Wells Dataset}, doi={10.48550/arXiv.2410.09032}}\n"
         "@misc{bench, title={PaperBench}, eprint={2504.01848}, archivePrefix={arXiv}}\n")  # fmt: skip
@@ -64,10 +64,11 @@ def test_the_bib_files_a_draft_names_and_were_not_given_are_found_by_file_name()
     assert not_given(["refs.bib", "refs.bib"], []) == ["refs.bib"]
 
 
-def test_rag_check_says_a_bib_files_skipped_entries_and_refuses_one_it_cannot_read(rag_cli: CLI, tmp_path: Path):
+def test_rag_check_says_a_bib_files_skipped_entries_and_refuses_one_it_cannot_read(
+    rag_cli: CLI, check_library_home: Path, tmp_path: Path
+):
     """`rag check --bib`: the same reader as the UI's upload. Skipped entries were dropped in silence before."""
-    code, _, err = rag_cli("index", str(Path(__file__).parent / "data" / "check" / "library.bib"))
-    assert code == 0, err
+    copy_home(check_library_home, rag_cli)  # tests/data/check/library.bib, indexed
     draft = tmp_path / "draft.md"
     draft.write_text("Our curated dataset comprises over 213,000 wells from Alberta [@wells].\n", encoding="utf-8")
     bib = tmp_path / "refs.bib"

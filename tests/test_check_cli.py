@@ -9,17 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI
+from tests.conftest import CLI, copy_home
 
 DATA = Path(__file__).parent / "data" / "check"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "check-json.md"
 
 
 @pytest.fixture
-def library_cli(rag_cli: CLI) -> CLI:
-    code, _, err = rag_cli("index", str(DATA / "library.bib"))
-    assert code == 0, err
-    return rag_cli
+def library_cli(rag_cli: CLI, check_library_home: Path) -> CLI:
+    return copy_home(check_library_home, rag_cli)
 
 
 def _labels(record: dict) -> list[str]:
@@ -113,10 +111,9 @@ def test_draft_text_is_neutralised_in_every_output(library_cli: CLI, tmp_path: P
 
 
 @pytest.mark.parametrize("case", ["missing", "directory", "latin1", "empty", "markup-only", "no-index", "no-llm"])
-def test_user_errors_are_one_line_and_exit_2(rag_cli: CLI, tmp_path: Path, case: str):
+def test_user_errors_are_one_line_and_exit_2(rag_cli: CLI, check_library_home: Path, tmp_path: Path, case: str):
     if case not in ("no-index",):
-        code, _, err = rag_cli("index", str(DATA / "library.bib"))
-        assert code == 0, err
+        copy_home(check_library_home, rag_cli)
     draft = tmp_path / "d.md"
     draft.write_text("A sentence that cites a paper [@seth2025alberta].\n")
     args = {

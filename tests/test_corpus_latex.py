@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,19 +86,11 @@ def test_titles_and_structured_parts_are_read_plain(tmp_path: Path) -> None:
     assert [s.text for s in paper.abstract_sections] == ["a 5% gain.", "it helps."]
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Iterator[Assistant]:
-    settings = Settings(home=tmp_path_factory.mktemp("latex") / "home", collection="latex").replace(llm="extractive")
-    build_index(settings, [CORPUS], embedder=minilm)  # type: ignore[arg-type]
-    assistant = open_assistant(settings, embedder=minilm)  # type: ignore[arg-type]
-    yield assistant
-    assistant.close()
-
-
-def test_an_answer_quotes_the_abstract_without_its_markup(bundled: Assistant) -> None:
-    gain = bundled.ask(GAIN)
+def test_an_answer_quotes_the_abstract_without_its_markup(assistant: Assistant) -> None:
+    """Over the session's extractive assistant (the bundled corpus, tests/conftest.py), which only reads."""
+    gain = assistant.ask(GAIN)
     assert "10% relative gain" in gain.text and "classifiers (ACs)" in gain.text, gain.text
-    cost = bundled.ask(COST)
+    cost = assistant.ask(COST)
     assert "by 10-60% without compromising accuracy" in cost.text, cost.text
     for answer in (gain, cost):
         assert "\\" not in answer.text and "~" not in answer.text

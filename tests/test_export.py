@@ -22,6 +22,7 @@ from rag.export import (
 )
 from rag.settings import BUNDLED_CORPUS
 from rag.types import Answer, Citation, Hit, Paper
+from tests.conftest import CLI, cli_index, copy_home
 
 FORMATS = Path(__file__).resolve().parent / "data" / "formats"
 KEPT = ("id", "title", "abstract", "authors", "year", "venue", "url", "code_url", "arxiv_id", "doi")
@@ -126,16 +127,27 @@ def test_cited_papers_once_each_with_a_lookup_for_the_whole_abstract() -> None:
     assert "| 2 | Bus Bunching |  | abstract |" in table
 
 
-def _library(rag_cli, tmp_path: Path) -> list[Paper]:
-    sources = [BUNDLED_CORPUS, *(FORMATS / n for n in ("zotero-better-csl.json", "zotero.ris", "openalex-works.jsonl"))]
-    code, _, err = rag_cli("index", *map(str, sources))
-    assert code == 0, err
-    return read_papers(sources)
+LIBRARY = [BUNDLED_CORPUS, *(FORMATS / n for n in ("zotero-better-csl.json", "zotero.ris", "openalex-works.jsonl"))]
+
+
+@pytest.fixture(scope="module")
+def library_home(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Path:
+    """The bundled corpus and three outside formats indexed once for the module by `rag index`."""
+    home = tmp_path_factory.mktemp("export-library") / "home"
+    cli_index(home, minilm, *map(str, LIBRARY))
+    return home
+
+
+def _library(rag_cli: CLI, library_home: Path) -> list[Paper]:
+    """`rag_cli` now holds a copy of the indexed library; returns the papers it was indexed from."""
+    copy_home(library_home, rag_cli)
+    return read_papers(LIBRARY)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "bibtex"])
-def test_rag_export_then_rag_index_gives_the_same_papers(rag_cli, tmp_path: Path, fmt: str) -> None:
-    original = _library(rag_cli, tmp_path)
+def test_rag_export_then_rag_index_gives_the_same_papers(rag_cli, library_home: Path, tmp_path: Path,
+                                                         fmt: str) -> None:  # fmt: skip
+    original = _library(rag_cli, library_home)
     out = tmp_path / f"lib.{ {'jsonl': 'jsonl', 'csv': 'csv', 'bibtex': 'bib'}[fmt] }"
     code, stdout, err = rag_cli("export", "--format", fmt, "--out", str(out))
     assert code == 0 and err.strip() == f"wrote {len(original)} papers to {out} ({fmt})"
@@ -145,16 +157,16 @@ def test_rag_export_then_rag_index_gives_the_same_papers(rag_cli, tmp_path: Path
     assert f"indexed {len(original)} papers: " in stdout and " 0 embedded, " in stdout and " 0 removed " in stdout
 
 
-def test_rag_export_to_stdout_with_filters(rag_cli, tmp_path: Path) -> None:
-    _library(rag_cli, tmp_path)
+def test_rag_export_to_stdout_with_filters(rag_cli, library_home: Path) -> None:
+    _library(rag_cli, library_home)
     code, out, _ = rag_cli("export", "--year-max", "2023")
     assert code == 0
     assert sorted(json.loads(line)["id"] for line in out.splitlines()) == ["W4387654321", "haddad2023traffic",
                                                                              "ris-9b59505b85c6", "ris-f26e3fa1603c"]
 
 
-def test_rag_ask_markdown_and_bibtex(rag_cli, tmp_path: Path) -> None:
-    _library(rag_cli, tmp_path)
+def test_rag_ask_markdown_and_bibtex(rag_cli, library_home: Path, tmp_path: Path) -> None:
+    _library(rag_cli, library_home)
     question = "How much do salt bridges add to protein fold stability?"
     code, out, err = rag_cli("ask", question, "--format", "markdown", "--llm", "extractive")
     assert code == 0, err

@@ -3,6 +3,8 @@ pass, the same chunk vectors, one vector per sentence, and an index built one wa
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 
 from rag.factory import build_index, layout_of
@@ -36,9 +38,10 @@ def test_one_pass_gives_the_chunk_vector_and_one_vector_per_sentence(minilm) -> 
     assert np.einsum("ij,kj->ik", rows, alone).argmax(axis=1).tolist() == [0, 1, 2]  # each nearest its own
 
 
-def test_an_index_built_with_one_pass_is_re_derived_when_the_setting_changes(settings: Settings, minilm) -> None:
-    chunked = settings.replace(sentence_pass="chunk")
-    build_index(chunked, embedder=minilm)
+def test_an_index_built_with_one_pass_is_re_derived_when_the_setting_changes(
+    settings: Settings, chunk_pass_settings: Settings, minilm
+) -> None:
+    shutil.copytree(chunk_pass_settings.home, settings.home)  # built with sentence_pass = "chunk"; this test changes it
     docs = DocStore.load(layout_of(settings).docs_dir)
     assert docs is not None and docs.info["sentence_pass"] == "chunk"
     cid = docs.ids[0]
@@ -64,7 +67,6 @@ def test_auto_takes_the_chunk_pass_from_a_library_size_on_and_only_with_an_embed
     assert effective_pass(HashEmbedder(), "auto", 10**6) == "own"  # cannot pool token spans
 
 
-def test_the_default_indexes_a_small_library_with_each_sentence_encoded_on_its_own(settings: Settings, minilm) -> None:
-    build_index(settings, embedder=minilm)  # the 19 bundled papers, the default "auto"
-    docs = DocStore.load(layout_of(settings).docs_dir)
+def test_the_default_indexes_a_small_library_with_each_sentence_encoded_on_its_own(bundled_settings: Settings) -> None:
+    docs = DocStore.load(layout_of(bundled_settings).docs_dir)  # the 19 bundled papers, the default "auto"
     assert docs is not None and docs.info["sentence_pass"] == "own" and docs.sentence_map is None

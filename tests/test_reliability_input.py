@@ -7,13 +7,14 @@ one of each kind also runs as a real subprocess."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from rag.cli import main
-from rag.factory import build_index, layout_of, make_embedder, open_retriever, open_store
+from rag.factory import layout_of, open_retriever, open_store
 from rag.settings import BUNDLED_CORPUS, Settings, load_settings
 from tests.reliability_helpers import WELLS, assert_clean_failure, run_rag
 
@@ -21,15 +22,14 @@ GOOD = json.dumps({"id": "good-1", "title": "A good paper", "abstract": "A perfe
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """An index of the bundled corpus of our own (these tests try to damage it), and one embedder for every
-    in-process CLI call of the module."""
+def indexed(tmp_path_factory: pytest.TempPathFactory, bundled_settings: Settings, minilm: object) -> Iterator[Settings]:
+    """An index of the bundled corpus of our own (these tests try to damage it: a copy of the session's), and one
+    embedder for every in-process CLI call of the module."""
     home = tmp_path_factory.mktemp("bad-input") / "rag-home"
+    shutil.copytree(bundled_settings.home, home)
     s = load_settings(home=home, env={})
-    build_index(s)
-    embedder = make_embedder(s)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("rag.factory.make_embedder", lambda settings, **_: embedder)
+        mp.setattr("rag.factory.make_embedder", lambda settings, **_: minilm)
         yield s
 
 

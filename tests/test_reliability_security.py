@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,7 +17,7 @@ import pytest
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.assistant import Assistant
 from rag.answer.citations import answer_sentences
-from rag.factory import build_index, make_embedder, open_assistant
+from rag.factory import build_index, open_assistant
 from rag.ports import Embedder, Message
 from rag.prompts import load_prompt
 from rag.settings import Settings, load_settings
@@ -31,17 +32,19 @@ INJECTED = "5 million"
 
 
 @pytest.fixture(scope="module")
-def planted(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """An index of the bundled papers plus the planted one (real embedder); our own home, so runs.jsonl is ours."""
+def planted(tmp_path_factory: pytest.TempPathFactory, bundled_settings: Settings, minilm: Embedder) -> Settings:
+    """An index of the bundled papers plus the planted one (real embedder); our own home, so runs.jsonl is ours.
+    It starts as a copy of the session's bundled index: only the planted paper is embedded."""
     s = load_settings(home=tmp_path_factory.mktemp("planted") / "rag-home", env={})
-    report = build_index(s, [PLANTED])
-    assert report.papers == 20
+    shutil.copytree(bundled_settings.index_dir, s.index_dir)
+    report = build_index(s, [PLANTED], embedder=minilm)
+    assert (report.papers, report.embedded, report.removed) == (20, 1, 0)
     return s
 
 
 @pytest.fixture(scope="module")
-def embedder(planted: Settings) -> Embedder:
-    return make_embedder(planted)
+def embedder(minilm: Embedder) -> Embedder:
+    return minilm
 
 
 @pytest.fixture(scope="module")

@@ -92,10 +92,9 @@ def _pooled(minilm: object, paper: Paper, text: str) -> np.ndarray:
 
 
 def test_a_chunk_pass_index_stores_mapped_vectors_closer_to_the_sentences_own_encodings(
-    settings: Settings, minilm: object
+    chunk_pass_settings: Settings, minilm: object
 ) -> None:
-    build_index(settings.replace(sentence_pass="chunk"), embedder=minilm)  # type: ignore[arg-type]
-    docs = DocStore.load(layout_of(settings).docs_dir)
+    docs = DocStore.load(layout_of(chunk_pass_settings).docs_dir)
     assert docs is not None and docs.info["sentence_map"] is True and docs.sentence_map is not None
     records = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
     stored, pooled, alone = [], [], []

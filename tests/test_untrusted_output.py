@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -72,15 +73,18 @@ ACTIVE_TAG = re.compile(r"(?i)<\s*/?\s*(?:script|img|iframe|svg|object|embed|a|b
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Iterator[Path]:
-    """The bundled corpus and the hostile papers, indexed as a version without the read-time URL check would."""
+def home(tmp_path_factory: pytest.TempPathFactory, bundled_settings: Settings, minilm: object) -> Iterator[Path]:
+    """The bundled corpus and the hostile papers, indexed as a version without the read-time URL check would (from a
+    copy of the session's bundled index: only the hostile papers are embedded)."""
     home = tmp_path_factory.mktemp("untrusted") / "home"
     corpus = write_jsonl(tmp_path_factory.mktemp("corpus") / "hostile.jsonl", HOSTILE)
     settings = load_settings(home=home, env={})
+    shutil.copytree(bundled_settings.index_dir, settings.index_dir)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("rag.corpus.paper_fields._link", lambda value: value if isinstance(value, str) else None,
                    raising=False)  # (raising=False: the tests also run against the code before the check)
-        build_index(settings, [BUNDLED_CORPUS, corpus], embedder=minilm)  # type: ignore[arg-type]
+        report = build_index(settings, [BUNDLED_CORPUS, corpus], embedder=minilm)  # type: ignore[arg-type]
+    assert (report.embedded, report.removed) == (len(HOSTILE), 0)
     stored = open_retriever(settings, embedder=minilm).paper("evil-01")  # type: ignore[arg-type]
     assert stored is not None and stored.url == "JaVaScRiPt:alert(7)"  # the index holds the hostile URLs
     yield home

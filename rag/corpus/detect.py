@@ -15,6 +15,7 @@ from pathlib import Path
 from rag.corpus import formats as F
 from rag.corpus.csl_json import csl_flavour, looks_like_csl
 from rag.corpus.json_stream import JsonStream
+from rag.corpus.jsonl import line_or_reason
 from rag.corpus.openalex import looks_like_work
 from rag.corpus.ris import is_ris
 from rag.corpus.semantic_scholar import looks_like_paper
@@ -66,9 +67,9 @@ def _lines_format(path: Path, line: int, sample: object) -> F.Format:
 
 def _sniff_jsonl(source: Source) -> F.Format:
     for number, raw, offset in source.raw_lines():
-        line = source.line_text(raw, offset)
-        if not line.strip():
-            continue
+        line, bad = line_or_reason(source, raw, offset)
+        if bad is not None or not line.strip():
+            continue  # a bad record is reported (or skipped) by the reader at its line: the next one decides
         try:
             sample = json.loads(line)
         except (ValueError, RecursionError):

@@ -14,6 +14,18 @@ _SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")  # U+D800..U+DFFF writte
 Convert = Callable[[dict[str, object]], Fields | str]
 
 
+def line_or_reason(source: Source, raw: bytes, offset: int) -> tuple[str, str | None]:
+    """(the line's text, None), or ("", why) for one record carrying an encoded lone surrogate (a broken DOI from an
+    exporter): a bad record, not a bad file. A binary, UTF-16 or Latin-1 file is not read at all (CorpusError)."""
+    try:
+        return source.line_text(raw, offset), None
+    except CorpusError:
+        bad = _SURROGATE.search(raw)
+        if bad is None:
+            raise
+        return "", f"not UTF-8 text (a lone surrogate at offset {offset + bad.start()})"
+
+
 def json_lines(source: Source) -> Iterator[tuple[int, object | str, bool]]:
     """(line number, decoded value or why the line is not JSON, whether it decoded) for each non-blank line.
     A line that lacks one of `source.options.needles` is never decoded: it is yielded as FILTERED_OUT."""
@@ -23,14 +35,9 @@ def json_lines(source: Source) -> Iterator[tuple[int, object | str, bool]]:
             if raw.strip():
                 yield number, FILTERED_OUT, True
             continue
-        try:
-            line = source.line_text(raw, offset)  # a binary, UTF-16 or Latin-1 file is not read at all
-        except CorpusError:
-            bad = _SURROGATE.search(raw)
-            if bad is None:
-                raise
-            # one record carrying an encoded lone surrogate (a broken DOI from an exporter): a bad record
-            yield number, f"not UTF-8 text (a lone surrogate at offset {offset + bad.start()})", False
+        line, bad = line_or_reason(source, raw, offset)
+        if bad is not None:
+            yield number, bad, False
             continue
         if not line.strip():
             continue
