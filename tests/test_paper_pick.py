@@ -43,6 +43,8 @@ def test_a_recommendation_names_the_paper_first_then_why(assistant: Assistant):
     title = "Alberta Wells Dataset: Pinpointing Oil and Gas Wells from Satellite Imagery"
     assert answer.text.startswith(f"{title}: ") and set(_cited(answer)) == {"icml2025-00"}
     assert not answer.abstained and not answer.unsupported
+    why = assistant.ask("Can you recommend a paper about detecting dataset contamination in LLM benchmarks?")
+    assert why.text.startswith("How Contaminated Is Your Benchmark?") and "we propose" in why.text  # what it does
     off_topic = assistant.ask("Is there a paper on sourdough bread baking?")
     assert off_topic.abstained
 

@@ -58,9 +58,18 @@ def two_step_paper(text: str, hits: Sequence[Hit]) -> int | None:
     return side_paper(parts[0], hits) if parts else None
 
 
+WHY_WITHIN = 0.6  # the paper's own contribution ("we propose ...") shows why when it scores this share of its best
+
+
 def recommendation(scored: Sequence[Scored], hits: Sequence[Hit]) -> str | None:
-    """The paper to read, named first (its title), then its sentence that best shows why; None with nothing scored."""
+    """The paper to read (the one with the best sentence), named first by its title, then the sentence that shows
+    why: what the paper contributes when that scores nearly as well as its best sentence, else its best sentence.
+    None with nothing scored."""
+    from rag.answer.sentence_scores import is_contribution  # it reads the question, which reads the forms above
+
     if not scored:
         return None
-    best = scored[0]  # best first
-    return f"{hits[best.n - 1].paper.title}: {best.quoted()}"
+    own = [c for c in scored if c.n == scored[0].n]  # best first
+    why = next((c for c in own if is_contribution(c.text)), own[0])
+    why = why if why.score >= WHY_WITHIN * own[0].score else own[0]
+    return f"{hits[why.n - 1].paper.title}: {why.quoted()}"
