@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.assistant import Assistant
+from rag.answer.paper_lines import paper_list
 from rag.answer.paper_pick import two_step_parts
 from rag.answer.question import analyse
+from rag.answer.sentence_scores import Scored
 from rag.factory import open_assistant
 from rag.settings import Settings
+from rag.types import Hit, Paper
 
 
 def _cited(answer: object) -> list[str]:
@@ -69,3 +72,25 @@ def test_the_llm_prompt_asks_for_the_same_forms_and_keeps_the_citation_rules(bun
     assert "name the paper first by its title" in system and "Which papers" in system
     assert "ends with the number of the source" in system and "Never add numbers" in system  # citation rules kept
     assert _cited(answer) == ["icml2025-00"] and not answer.unsupported
+
+
+def _hit(n: int, fused: float, cosine: float) -> Hit:
+    paper = Paper(id=f"p{n}", title=f"Paper {n}", abstract="x")
+    return Hit(paper=paper, chunk_id=f"p{n}#0", text="x", score=fused, dense_score=cosine)
+
+
+def test_each_listed_paper_is_decided_on_its_own_signals():
+    hits = [_hit(1, 1.0, 0.50), _hit(2, 0.7, 0.40), _hit(3, 0.3, 0.45), _hit(4, 0.9, 0.10)]
+    scored = [Scored(1, 0, "We propose A.", 0.9), Scored(2, 0, "B does it.", 0.8), Scored(3, 0, "C too.", 0.8),
+              Scored(4, 0, "D as well.", 0.8), Scored(2, 1, "We introduce the B method.", 0.6)]  # fmt: skip
+    head, *lines = paper_list(scored, hits, floor=0.2).splitlines()
+    assert head == "2 of the 4 papers considered address the question:"
+    assert lines == ["- Paper 1: We propose A. [1]", "- Paper 2: We introduce the B method. [2]"]  # what B does
+    # paper 3: the retrievers together rank it far below; paper 4: below the floor and half the best relevance
+
+
+def test_a_list_whose_signals_disagree_still_names_a_paper_rather_than_refusing():
+    hits = [_hit(1, 1.0, 0.19), _hit(2, 0.5, 0.12)]  # the best sentence is in a paper below the floor
+    scored = [Scored(2, 0, "B answers.", 0.9), Scored(1, 0, "A barely.", 0.5)]
+    assert paper_list(scored, hits, floor=0.18).splitlines() == [
+        "1 of the 2 papers considered addresses the question:", "- Paper 1: A barely. [1]"]  # fmt: skip

@@ -26,6 +26,7 @@ SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the bes
 LIST_SCORE_WITHIN = 0.6
 LIST_RELEVANCE_WITHIN = 0.5
 LIST_FUSED_WITHIN = 0.6
+LINE_CONTRIBUTION_WITHIN = 0.6  # see _what_it_does
 MAX_LIST = 10
 MAX_COMPARED = 4
 
@@ -62,13 +63,23 @@ def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float) -> s
         return c.score >= LIST_SCORE_WITHIN * lead and relevance(hit) >= least and near
 
     keep = [c for n, c in best.items() if addresses(n, c)]
+    if not keep:  # the retrievers and the sentences disagree: the best sentence of a paper above the floor answers
+        keep = sorted((c for n, c in best.items() if relevance(hits[n - 1]) >= least), key=lambda c: -c.score)[:1]
     if not keep:
         return REFUSAL
     keep = sorted(keep, key=lambda c: -c.score)[:MAX_LIST]
+    keep = [_what_it_does(c, scored) for c in keep]
     considered = len({h.paper.id for h in hits})
     verb = "addresses" if len(keep) == 1 else "address"
     head = f"{len(keep)} of the {considered} papers considered {verb} the question:"
     return "\n".join([head, *(_line(c, hits[c.n - 1]) for c in keep)])
+
+
+def _what_it_does(c: Scored, scored: Sequence[Scored]) -> Scored:
+    """A listed paper's line: what the paper contributes ("we propose X") when that scores LINE_CONTRIBUTION_WITHIN
+    of its best sentence (it names the method, which a background sentence does not), else its best sentence."""
+    own = next((x for x in scored if x.n == c.n and is_contribution(x.text)), None)  # best first
+    return own if own is not None and own.score >= LINE_CONTRIBUTION_WITHIN * c.score else c
 
 
 def comparison(scored: Sequence[Scored], hits: Sequence[Hit], named: Sequence[int]) -> str:
