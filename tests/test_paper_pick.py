@@ -3,12 +3,15 @@ the paper first, and two-step questions that identify the paper by a property be
 
 from __future__ import annotations
 
+import re
+
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.assistant import Assistant
 from rag.answer.paper_lines import paper_list
 from rag.answer.paper_pick import two_step_parts
 from rag.answer.question import analyse
 from rag.answer.sentence_scores import Scored
+from rag.errors import LLMError
 from rag.factory import open_assistant
 from rag.settings import Settings
 from rag.types import Hit, Paper
@@ -94,3 +97,30 @@ def test_a_list_whose_signals_disagree_still_names_a_paper_rather_than_refusing(
     scored = [Scored(2, 0, "B answers.", 0.9), Scored(1, 0, "A barely.", 0.5)]
     assert paper_list(scored, hits, floor=0.18).splitlines() == [
         "1 of the 2 papers considered addresses the question:", "- Paper 1: A barely. [1]"]  # fmt: skip
+
+
+def test_an_llm_list_in_the_prompted_form_is_checked_line_by_line(bundled_settings: Settings):
+    def reply(messages):  # the scripted model answers in the form rule 7 asks for, from the numbered sources
+        user = messages[-1]["content"]
+        if "Sources:" not in user:  # the second opinion's prompt: no judge in this test
+            raise LLMError("no second opinion here")
+        n = {pid: re.search(rf"\[(\d+)\] {re.escape(title)}", user).group(1) for pid, title in TITLES.items()}
+        return (
+            "2 of the sources address the question:\n"
+            f"- {TITLES['icml2025-13']}: we propose RegLoRA to mitigate essential forgetting [{n['icml2025-13']}]\n"
+            f"- {TITLES['icml2025-18']}: catastrophic forgetting remains a major challenge [{n['icml2025-18']}]"
+        )
+
+    fake = ScriptedChatModel(reply)
+    answer = open_assistant(bundled_settings.replace(llm="openai"), chat_model=fake).ask(
+        "Which papers deal with catastrophic forgetting?"
+    )
+    assert "decide for each source on its own" in fake.calls[0][0]["content"]
+    assert set(_cited(answer)) == {"icml2025-13", "icml2025-18"} and not answer.unsupported  # the head is no claim
+    assert answer.checked_sentences == 2
+
+
+TITLES = {
+    "icml2025-13": "SEFE: Superficial and Essential Forgetting Eliminator for Multimodal Continual Instruction Tuning",
+    "icml2025-18": "Improving Continual Learning Performance and Efficiency with Auxiliary Classifiers",
+}
