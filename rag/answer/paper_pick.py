@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # rag.answer.question reads the forms below; sentence_scores 
 
 _WORK = r"(?:paper|study|work|article|publication)"
 RECOMMENDATION = re.compile(
-    rf"\b(?:should|could|would|do|must) (?:I|we) (?:read|start with|look at|cite)\b|\brecommend\w*\b"
+    rf"\b(?:should|could|would|do|must) (?:I|we) (?:read|start with|look at|cite)\b"
+    rf"|\b(?:can|could|would|will) you recommend\b|\brecommend (?:me )?(?:a|an|one|some) (?:\w+ )?{_WORK}\b"
     rf"|\b(?:is|was) there (?:a|an|any|one) (?:single )?{_WORK}\b"
     rf"|\b(?:which|what) {_WORK} (?:should|would|could|do you|to read)\b|\bwhere (?:should|do) (?:I|we) start\b",
     re.IGNORECASE,
