@@ -124,3 +124,12 @@ TITLES = {
     "icml2025-13": "SEFE: Superficial and Essential Forgetting Eliminator for Multimodal Continual Instruction Tuning",
     "icml2025-18": "Improving Continual Learning Performance and Efficiency with Auxiliary Classifiers",
 }
+
+
+def test_a_list_question_of_several_parts_keeps_each_papers_best_sentence():
+    hits = [_hit(1, 1.0, 0.5)]
+    scored = [Scored(1, 1, "A guarantees a bound on Type I error.", 0.9), Scored(1, 0, "We propose A.", 0.7)]
+    assert paper_list(scored, hits, 0.2).splitlines()[1] == "- Paper 1: We propose A. [1]"
+    assert paper_list(scored, hits, 0.2, one_part=False).splitlines()[1] == (
+        "- Paper 1: A guarantees a bound on Type I error. [1]"
+    )

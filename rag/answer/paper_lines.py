@@ -46,9 +46,11 @@ def _best_per_paper(scored: Sequence[Scored]) -> dict[int, Scored]:
     return best
 
 
-def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float) -> str:
+def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float, one_part: bool = True) -> str:
     """ "Which papers ...": each retrieved paper decided on its own (see LIST_SCORE_WITHIN), one cited line for every
-    paper that addresses the question, best first, under a head that says how many papers were considered."""
+    paper that addresses the question, best first, under a head that says how many papers were considered. A question
+    of several parts ("which papers prove a guarantee, and what is guaranteed?") keeps each paper's best sentence: it
+    holds the detail asked for, which the paper's contribution sentence may not."""
     best = _best_per_paper(scored)
     if not best:
         return REFUSAL
@@ -68,7 +70,7 @@ def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float) -> s
     if not keep:
         return REFUSAL
     keep = sorted(keep, key=lambda c: -c.score)[:MAX_LIST]
-    keep = [_what_it_does(c, scored) for c in keep]
+    keep = [_what_it_does(c, scored) for c in keep] if one_part else keep
     considered = len({h.paper.id for h in hits})
     verb = "addresses" if len(keep) == 1 else "address"
     head = f"{len(keep)} of the {considered} papers considered {verb} the question:"
