@@ -18,7 +18,8 @@ def test_a_list_names_each_paper_on_its_own_cited_line(assistant: Assistant):
     lines = [line for line in answer.text.splitlines() if line.startswith("- ")]
     assert len(lines) >= 3 and all(line.rstrip().endswith("]") for line in lines)
     assert {"icml2025-01", "icml2025-18", "icml2025-13"} <= _cited(answer)
-    assert answer.text.splitlines()[0] == f"{len(lines)} of the indexed papers:"
+    considered = len({h.paper.id for h in answer.sources})
+    assert answer.text.splitlines()[0] == f"{len(lines)} of the {considered} papers considered address the question:"
 
 
 def test_a_comparison_cites_both_papers_even_when_one_is_described_not_named(assistant: Assistant):

@@ -22,6 +22,7 @@ from rag.answer.extractive import ExtractiveBackend, Floors
 from rag.answer.followup import condense
 from rag.answer.language import language_note
 from rag.answer.llm_backend import LLMBackend
+from rag.answer.paper_pick import two_step_parts
 from rag.answer.question import Question, analyse
 from rag.answer.runlog import append as log_answer
 from rag.errors import LLMError, QuestionError
@@ -196,7 +197,10 @@ class Assistant:
             if question.wants("list"):  # "which papers ...": room for every paper that addresses it
                 k, budget = min(retrieval.max_k, max(2 * retrieval.k, LIST_K)), 2 * budget
         found = self.retriever.search(route.standalone, k, filters=filters, token_budget=budget)
-        for side in question.sides:  # a comparison: each side's best paper, even when the whole question misses it
+        given = two_step_parts(question.text) if question.wants("two_step") else None
+        # a comparison: each side's best paper, even when the whole question misses it; a two-step question: the
+        # best paper for the property that identifies the paper ("the paper whose scorer is X: ...")
+        for side in (*question.sides, *(given[:1] if given else ())):
             best = self.retriever.search(side, 1, filters=filters)
             if best and all(h.paper.id != best[0].paper.id for h in found):
                 found.append(best[0])

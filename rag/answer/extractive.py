@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from rag.answer import paper_lines
+from rag.answer import paper_lines, paper_pick
 from rag.answer.absent_value import value_gap
 from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
@@ -128,10 +128,15 @@ class ExtractiveBackend:
             return f"{defined.sentence} [{defined.n}]"
         mine = restricted(question, hits)  # "Zilberg's paper", "at ICML": only those papers answer
         by = authored(question, hits)  # ... and a named author's paper answers however the question is worded
+        if question.wants("recommendation") and not mine:  # "which paper should I read": its title, then why
+            picked = self._scored(question, hits, contribution=True)
+            return (paper_pick.recommendation(picked, hits) if picked and picked[0].score >= MIN_SCORE else None) or (
+                lead or REFUSAL
+            )
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
             scored = [c for c in scored if c.n in mine] or scored if mine else scored
-            return paper_lines.paper_list(scored, hits, self.floors.relevance)
+            return paper_lines.paper_list(scored, hits, self.floors.relevance, len(question.parts) < 2)
         if question.wants("comparison") or len(named) >= 2:
             sides = [n for n in (side_paper(side, hits) for side in question.sides) if n is not None]
             compared = list(dict.fromkeys(sides)) if len(set(sides)) >= 2 else named
@@ -141,6 +146,8 @@ class ExtractiveBackend:
             return lead or REFUSAL  # no retrieved sentence is close enough to the question to address it
         scored = self._scored(question, hits, scored=everything)
         meant = identified_paper(question.text, hits)
+        if meant is None and question.wants("two_step"):  # "the paper whose scorer is X: how many ...": that paper
+            meant = paper_pick.two_step_paper(question.text, hits)
         if meant is not None and len(named) < 2:  # "the Zorp123 benchmark"
             own = [c for c in scored if c.n == meant]
             scored = own if own and own[0].score >= MIN_SCORE else scored

@@ -2,8 +2,9 @@
 
     summary      each relevant paper's contribution ("we propose ...") or else its main finding (a result or
                  conclusion), the one most on the question's topic
-    list         every retrieved paper that addresses the question: its best sentence scores nearly as well as the
-                 best paper's, and it is above the library's floor and nearly as relevant as the best paper
+    list         every retrieved paper that addresses the question, decided paper by paper: it is above the library's
+                 calibrated relevance floor, the retrievers' fused score puts it near the best paper and its best
+                 sentence scores nearly as well as the best paper's; the answer says how many papers were considered
     comparison   a sentence from each paper compared: the ones the question names, else the two most relevant
 """
 
@@ -17,8 +18,15 @@ from rag.types import Hit
 from rag.verify.injection import untrusted
 
 SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the best one
-LIST_SCORE_WITHIN = 0.7  # a list names the papers whose best sentence scores at least this share of the best one's ...
-LIST_RELEVANCE_WITHIN = 0.6  # ... and that are at least this share as relevant as the most relevant paper
+# A list names every paper whose best sentence scores at least LIST_SCORE_WITHIN of the best one's, that is at least
+# LIST_RELEVANCE_WITHIN as relevant (cosine) as the most relevant paper and above the library's floor, and whose fused
+# retrieval score (dense and BM25 together) is at least LIST_FUSED_WITHIN of the best paper's. Chosen on the 23 dev
+# list questions (dev_kinds, dev_library3) for recall first (F2): 39 of 47 gold papers named, 16 others, where the
+# former rule (0.7 of the best sentence, 0.6 of the relevance, no fused score) named 36 and 22 others.
+LIST_SCORE_WITHIN = 0.6
+LIST_RELEVANCE_WITHIN = 0.5
+LIST_FUSED_WITHIN = 0.6
+LINE_CONTRIBUTION_WITHIN = 0.6  # see _what_it_does
 MAX_LIST = 10
 MAX_COMPARED = 4
 
@@ -38,21 +46,42 @@ def _best_per_paper(scored: Sequence[Scored]) -> dict[int, Scored]:
     return best
 
 
-def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float) -> str:
-    """ "Which papers ...": one cited line for every retrieved paper that addresses the question (its best sentence
-    scores nearly as well as the best paper's, and it is above the floor and nearly as relevant), best first."""
+def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float, one_part: bool = True) -> str:
+    """ "Which papers ...": each retrieved paper decided on its own (see LIST_SCORE_WITHIN), one cited line for every
+    paper that addresses the question, best first, under a head that says how many papers were considered. A question
+    of several parts ("which papers prove a guarantee, and what is guaranteed?") keeps each paper's best sentence: it
+    holds the detail asked for, which the paper's contribution sentence may not."""
     best = _best_per_paper(scored)
     if not best:
         return REFUSAL
     top = max(relevance(hits[n - 1]) for n in best)
     lead = max(c.score for c in best.values())
+    fused = max(hits[n - 1].score for n in best)
     least = max(min(floor, top), LIST_RELEVANCE_WITHIN * top)  # the best paper passed the floor (or was named)
-    keep = [c for n, c in best.items() if c.score >= LIST_SCORE_WITHIN * lead and relevance(hits[n - 1]) >= least]
+
+    def addresses(n: int, c: Scored) -> bool:
+        hit = hits[n - 1]
+        near = hit.score >= LIST_FUSED_WITHIN * fused or fused <= 0 or c.score >= lead  # the best sentence's paper
+        return c.score >= LIST_SCORE_WITHIN * lead and relevance(hit) >= least and near
+
+    keep = [c for n, c in best.items() if addresses(n, c)]
+    if not keep:  # the retrievers and the sentences disagree: the best sentence of a paper above the floor answers
+        keep = sorted((c for n, c in best.items() if relevance(hits[n - 1]) >= least), key=lambda c: -c.score)[:1]
     if not keep:
         return REFUSAL
     keep = sorted(keep, key=lambda c: -c.score)[:MAX_LIST]
-    head = f"{len(keep)} of the indexed papers:" if len(keep) > 1 else "One of the indexed papers:"
+    keep = [_what_it_does(c, scored) for c in keep] if one_part else keep
+    considered = len({h.paper.id for h in hits})
+    verb = "addresses" if len(keep) == 1 else "address"
+    head = f"{len(keep)} of the {considered} papers considered {verb} the question:"
     return "\n".join([head, *(_line(c, hits[c.n - 1]) for c in keep)])
+
+
+def _what_it_does(c: Scored, scored: Sequence[Scored]) -> Scored:
+    """A listed paper's line: what the paper contributes ("we propose X") when that scores LINE_CONTRIBUTION_WITHIN
+    of its best sentence (it names the method, which a background sentence does not), else its best sentence."""
+    own = next((x for x in scored if x.n == c.n and is_contribution(x.text)), None)  # best first
+    return own if own is not None and own.score >= LINE_CONTRIBUTION_WITHIN * c.score else c
 
 
 def comparison(scored: Sequence[Scored], hits: Sequence[Hit], named: Sequence[int]) -> str:

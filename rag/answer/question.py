@@ -8,6 +8,9 @@ names and numbers (`key_terms`), its sub-questions (`parts`), and what kind of a
 Kinds (a question may have several):
     summary      "summarize / give an overview of ..." (or --summary): one line per relevant paper
     list         "which papers ...", "are there papers that ...": every relevant paper, one cited line each
+    recommendation "which paper should I read", "is there a paper on ...": one paper, its title first
+                 (rag.answer.paper_pick; not a list then)
+    two_step     "the paper whose <property> is <value>: what is its <attribute>?" (rag.answer.paper_pick)
     comparison   "how do X and Y differ", "compare ...": a sentence from each paper compared (`sides`: X and Y)
     quantity     "how many / how much / what percentage ...": a sentence that states a number
     aim          "what is the aim / objective / purpose of ...": the study's aim may be quoted
@@ -24,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from rag.answer.metadata import metadata_intent
+from rag.answer.paper_pick import RECOMMENDATION, two_step_parts
 from rag.answer.question_focus import counted_noun, focus_phrases, noun_runs
 from rag.answer.question_parts import compared, question_parts
 from rag.corpus.lexicon import tokenize
@@ -40,7 +44,8 @@ _QUANTITY = re.compile(
 )
 _WORKS = r"(?:papers|studies|works|articles|publications|research)"
 _LIST = re.compile(
-    rf"\b(?:which|what) {_WORKS}\b|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
+    rf"\b(?:which|what)(?: of (?:my|the|these|our))? {_WORKS}\b"
+    rf"|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
     rf"|\bhow many (?:of the |indexed )?{_WORKS}\b"
     rf"|\bany (?:papers?|stud(?:y|ies))\b|\b{_WORKS} (?:that|which|on|about)\b|\blist (?:the |all )?{_WORKS}\b",
     re.IGNORECASE,
@@ -127,9 +132,13 @@ def analyse(text: str, mode: str | None = None) -> Question:
             ("why", bool(_WHY.match(asked))),
             ("yes_no", bool(_YES_NO.match(asked))),
             ("metadata", bool(meta)),
+            ("recommendation", bool(RECOMMENDATION.search(asked))),
+            ("two_step", two_step_parts(text) is not None),
         )
         if hit
     }
+    if "recommendation" in kinds:
+        kinds.discard("list")  # "is there a paper on ...": one paper named, not every paper listed
     return Question(
         text=text,
         asked=asked,
