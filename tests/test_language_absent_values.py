@@ -75,9 +75,9 @@ def test_a_count_the_named_paper_never_states_is_refused_in_both_backends(assist
     answer = assistant.ask(NODES)
     assert answer.abstained and answer.citations == () and answer.sources  # the closest papers are listed
     assert answer.sources[0].paper.id == "icml2025-10" and any("no count" in n for n in answer.notes)
-    a, fake = _llm(bundled_settings, [REFUSAL])  # the model is told to refuse a value no source states
+    a, fake = _llm(bundled_settings, [REFUSAL])  # a model that refuses is shown refusing, with the closest papers
     llm = a.ask(NODES)
-    assert "a value (a count" in fake.calls[0][0]["content"] and llm.abstained and llm.backend == "fake"
+    assert len(fake.calls) == 1 and llm.abstained and llm.backend == "fake"
     assert llm.sources[0].paper.id == "icml2025-10"
     invented, _ = _llm(bundled_settings, ["PieClam's largest graph has 2,708 nodes [1]."])
     replaced = invented.ask(NODES)  # a count the model made up is not supported: the extractive answer refuses

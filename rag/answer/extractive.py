@@ -81,9 +81,9 @@ class ExtractiveBackend:
         gaps = [lexical_gap(part, hits) or paper_gap(part, hits, named[part.text]) for part in parts]
         gap = missing or (gaps[0] if all(gaps) else None)
         # a count or number the sources never state ("how many nodes" where PieClam speaks of nodes, counts none).
-        # An LLM is told to refuse those itself (prompts/answer_system.md), not refused before it: on the recorded
-        # held-out answers the model refused every question this refuses, and a refusal before the model spoke
-        # counts against the answers it wrote (those gates sit at their limits)
+        # An LLM is not refused before it speaks: on the recorded held-out answers the model refused every question
+        # this refuses, and a refusal before the model spoke counts against the answers it wrote (those gates sit
+        # at their limits); a count it invents is unsupported, and this refusal replaces it
         gap = gap or value_gap(question, hits, self.floors.relevance, named[question.text])
         text = REFUSAL if gap else self.answer(question, hits, named[question.text])
         note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
