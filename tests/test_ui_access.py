@@ -145,6 +145,10 @@ def test_an_exported_conversation_is_private_and_gone_after_exit(browser: Any, p
         box.fill(ALBERTA)
         page.locator("#question").get_by_test_id("submit-button").click()
         expect(page.get_by_test_id("bot").last).to_contain_text("213,000", timeout=TIMEOUT_MS)
+        # the answer is final (stop button gone, box editable again) before it is exported: while it streams, the
+        # conversation holds only what has finished (a fresh-clone run once exported "# Conversation" alone)
+        expect(page.get_by_test_id("stop-button")).to_be_hidden(timeout=TIMEOUT_MS)
+        expect(box).to_be_editable(timeout=TIMEOUT_MS)
         page.get_by_role("button", name="Export conversation").click()
         link = page.locator("#export-file a[href*='conversation.md']").first
         expect(link).to_be_attached(timeout=TIMEOUT_MS)
