@@ -77,7 +77,7 @@ class ExtractiveBackend:
         # refuses a multi-part question only when every part lacks what it asks for
         missing = lexical_gap(question, hits, focus=False)
         parts = [question] if len(question.parts) < 2 else [part_question(question, p) for p in question.parts]
-        named = {part.text: named_papers(part.text, hits) for part in (question, *parts)}  # each text once
+        named = {text: named_papers(text, hits) for text in dict.fromkeys(p.text for p in (question, *parts))}
         gaps = [lexical_gap(part, hits) or paper_gap(part, hits, named[part.text]) for part in parts]
         gap = missing or (gaps[0] if all(gaps) else None)
         # a count or number the sources never state ("how many nodes" where PieClam speaks of nodes, counts none).

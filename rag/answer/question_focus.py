@@ -9,9 +9,6 @@ import re
 
 from rag.corpus.lexicon import STOPWORDS
 
-_AUX = frozenset(
-    "is are was were does do did can could would should has have had will the a an its their this these".split()
-)
 _WH_PHRASE = re.compile(
     r"(?:^|[,;]\s*|\band\s+|\b(?:in|on|at|from|by|for|with|of|to|under)\s+)(?:what|which|how many|how much)\s+"
     r"((?:[\w-]+\s+){0,4})",
