@@ -78,6 +78,7 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
 CLAIM_SETS: tuple[tuple[str, str, str], ...] = (
     ("dev", "dev.jsonl", "dev"),
     ("dev_extra", "dev_extra.jsonl", "dev"),
+    ("dev_direction", "dev_direction.jsonl", "dev"),
     ("retired", "retired_2026_12_03.jsonl", "dev"),
     ("heldout", "heldout_2026_12_06.jsonl", "test"),
 )

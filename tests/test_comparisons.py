@@ -44,6 +44,29 @@ def test_reversed_comparisons(claim: str, reversed_: bool):
     assert bool(reversed_comparison(claim, evidence)) is reversed_
 
 
+
+@pytest.mark.parametrize(
+    ("claim", "reversed_"),
+    [
+        ("Shallow lakes outperform deeper lakes in stability.", True),
+        ("Deeper lakes are outperformed by shallow lakes.", True),  # the passive ranks its agent first
+        ("Deeper lakes lag behind shallow lakes in stability.", True),
+        ("Shallow lakes are better than deeper lakes.", True),  # a comparative right before "than" a name
+        ("Shallow lakes are outperformed by deeper lakes.", False),  # the same finding, said the other way
+        ("Shallow lakes trail deeper lakes in stability.", False),
+        ("Deeper lakes surpass shallow lakes.", False),
+        ("Deeper lakes exceed 40 metres.", False),  # a verb of ranking with a quantity: nothing compared
+        ("Shallow lakes were higher than 40 metres.", False),  # "than" a quantity
+    ],
+)
+def test_comparisons_said_with_a_verb_of_ranking(claim: str, reversed_: bool):
+    evidence = "Deeper lakes outperform shallow lakes in stability across the basin."
+    assert bool(reversed_comparison(claim, evidence)) is reversed_, claim
+    # and against the same finding said with "than"
+    than = "Deeper lakes were more stable than shallow lakes."
+    if "40" not in claim:
+        assert bool(reversed_comparison(claim, than)) is reversed_, claim
+
 def test_the_check_labels_them_contradicted():
     checker = SupportChecker(SentenceVectors(HashEmbedder(256)), threshold=0.0)
     for claim in ("Shallow lakes were more stable than deeper lakes.", "Warming reduced algal growth in shallow lakes.",
@@ -89,3 +112,26 @@ def test_the_check_quotes_the_sentence_whose_number_differs():
     v = checker.verdict("Dual-Arch is up to 45% more compact in terms of parameters.", [hit])
     assert v.label == CONTRADICTED and v.reason == "says 45% more compact where the source says 87% more compact"
     assert [s for _, s in v.evidence] == [DUAL_ARCH]  # the source sentence is shown, found by the quoted phrase
+
+
+def test_which_way_is_read_in_the_closest_few_sentences_not_only_the_closest():
+    near = ["Auxiliary classifiers for continual learning.",  # the closest by wording, saying nothing of accuracy
+            "Integrating them into continual learning methods consistently improves accuracy."]  # fmt: skip
+    claim = "Integrating auxiliary classifiers lowers accuracy."
+    assert direction_mismatch(claim, near[0]) is None
+    assert direction_mismatch(claim, near)
+    # a sentence saying the claim's way among them keeps it: the sources disagree, not the claim with them
+    assert direction_mismatch(claim, [*near, "Pruning lowers accuracy in the last layers."]) is None
+    evidence = ["Auxiliary classifiers for continual learning.", "On various datasets, DPCR balances old and new "
+                "tasks, outperforming state-of-the-art EFCIL methods."]  # fmt: skip
+    assert reversed_comparison("State-of-the-art EFCIL methods outperform DPCR.", evidence)
+    assert reversed_comparison("DPCR lags behind state-of-the-art EFCIL methods.", evidence)
+    assert reversed_comparison("DPCR outperforms state-of-the-art EFCIL methods.", evidence) is None
+
+
+def test_a_comparison_said_with_compared_to_and_hyphenated_names():
+    evidence = ("Self-supervised models learn similarities that generalize better compared to those of "
+                "classification-trained models.")  # fmt: skip
+    assert reversed_comparison("Classification models generalize better than self-supervised models.", evidence)
+    assert reversed_comparison("Self-supervised models generalize less well than classification models.", evidence)
+    assert reversed_comparison("Self-supervised models generalize better than classification models.", evidence) is None

@@ -39,6 +39,8 @@ RULES = ("terms", "number_words", "units", "strong", "polarity", "direction", "c
 # wording, not an invented term (names, acronyms and numbers are still checked)
 PARAPHRASE = 0.7  # dev: SciFact supported flagged 65 -> 56/185, contradicted caught 50 -> 48/103, claims dev -1 catch
 NO_SENTENCE = "no cited sentence says this"  # the reason when only the similarity step failed
+NEAR = 3  # sentences read for which way an effect or a comparison goes (dev_direction claims: the closest alone missed
+# the one that states it)
 CONTRADICTING_RULES = frozenset({"number_words", "units", "polarity", "direction", "comparison", "swap"})
 
 
@@ -143,8 +145,9 @@ class SupportChecker:
                 return Verdict(CONTRADICTED if vetoed[0] in CONTRADICTING_RULES else NOT_FOUND, vetoed[1], [best])
             top = [sentences[int(j)] for j in order[: self.judge.reads]]
             return self.judge.verdict(claim, top, float(sims[int(order[0])]))
+        near = [sentences[int(j)][1] for j in order[:NEAR]]  # which way an effect or a comparison goes: the closest few
         broken = self.contradiction(claim, joined, best[1], cited=len(trusted), passages=passages,
-                                    similarity=float(sims[int(order[0])]))  # fmt: skip
+                                    similarity=float(sims[int(order[0])]), near=near)  # fmt: skip
         if broken:
             rule, reason = broken
             return Verdict(CONTRADICTED if rule in CONTRADICTING_RULES else NOT_FOUND, reason, [best])
@@ -182,6 +185,7 @@ class SupportChecker:
         passages: str | None = None,
         similarity: float | None = None,
         only: frozenset[str] | None = None,
+        near: Sequence[str] = (),
     ) -> tuple[str, str] | None:
         """The first rule of rag.verify.rules the claim breaks, as (rule, reason), among those enabled
         (None: none)."""
@@ -201,9 +205,9 @@ class SupportChecker:
         asks = states_no_finding(evidence)  # an aim or an open question: its "not" or "whether" states no result
         if "polarity" in on and not asks and (pol := rules.polarity_mismatch(claim, evidence, passages or source)):
             return "polarity", pol
-        if "direction" in on and (way := comparisons.direction_mismatch(claim, evidence)):
+        if "direction" in on and (way := comparisons.direction_mismatch(claim, near or evidence)):
             return "direction", way
-        if "comparison" in on and (rev := comparisons.reversed_comparison(claim, evidence)):
+        if "comparison" in on and (rev := comparisons.reversed_comparison(claim, near or evidence)):
             return "comparison", rev
         if "swap" in on and cited == 1 and (swap := rules.swapped_association(claim, evidence)):  # within a paper
             return "swap", swap

@@ -11,17 +11,19 @@ comparison goes.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rag.corpus.lexicon import FUNCTION_WORDS, stem
 from rag.verify.vocabulary import VERB_FORM, norm, words
 
 # prefixes of words that say which way an effect goes
 _UP = ("increas", "rais", "rise", "rose", "higher", "greater", "enhanc", "promot", "activat", "elevat", "positiv",
-       "improv", "accelerat", "exacerbat", "encourag", "stimulat", "upregulat", "augment", "boost", "strengthen")
+       "improv", "accelerat", "exacerbat", "encourag", "stimulat", "upregulat", "augment", "boost", "strengthen",
+       "maximi", "aggravat", "advanc")
 _DOWN = ("decreas", "reduc", "lower", "fewer", "inhibit", "imped", "suppress", "deactivat", "inactivat", "attenuat",
          "negativ", "dampen", "impair", "downregulat", "diminish", "weaken", "declin", "lessen", "cut", "drop",
          "fell", "fall", "worsen", "alleviat", "ameliorat", "mitigat", "reliev", "abolish", "abrogat",
-         "halt")  # fmt: skip
+         "halt", "minimi", "hurt", "harm", "hinder", "degrad", "loosen", "slump", "slow")  # fmt: skip
 _DIRECTION_SCOPE = 4  # words after a direction word that say what it applies to
 
 
@@ -60,57 +62,112 @@ def _directed(text: str) -> dict[int, set[str]]:
     return out
 
 
-def direction_mismatch(claim: str, evidence: str) -> str | None:
-    """The claim's effect goes only one way, the evidence's only the other, about something both name."""
-    c, e = _directed(claim), _directed(evidence)
+def direction_mismatch(claim: str, evidence: str | Sequence[str]) -> str | None:
+    """The claim's effect goes only one way, the evidence's only the other, about something both name. With several
+    evidence sentences (the closest few), one saying the other way is enough, unless another says the claim's way."""
+    c = _directed(claim)
+    found = [_directed(e) for e in ([evidence] if isinstance(evidence, str) else evidence)]
     for d in (1, -1):
+        if not c[d] or c[-d]:
+            continue
         # per object: the claim moves something one way that the evidence moves only the other way
-        if c[d] and not c[-d] and (c[d] & e[-d] - {"_"}) and not (c[d] & e[d] - {"_"}):
+        if any(c[d] & e[-d] - {"_"} for e in found) and not any(c[d] & e[d] - {"_"} for e in found):
             said, source = ("an increase", "a decrease") if d == 1 else ("a decrease", "an increase")
             return f"says {said} where the source says {source}"
     return None
 
 
-_THAN = re.compile(r"\bthan\b", re.I)
+_THAN = re.compile(r"\b(?:than|compared (?:to|with)|relative to)\b", re.I)
 _COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|better|worse|larger|smaller|faster|slower|"
                           r"stronger|weaker|longer|shorter|bigger|older|younger|earlier|later|heavier|easier|harder)\b",
                           re.I)  # fmt: skip
+_QUANTITY = re.compile(r"\s*(?:[$€£~≈]?\d|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|"
+                       r"hundred|thousand|half|twice|double|a\s+(?:few|dozen|third|quarter))\b)", re.I)
 _LESS = frozenset("less fewer lower worse smaller slower weaker shorter younger earlier".split())
 _NOT_COMPARATIVE = frozenset("other rather either neither whether however under over after never ever power".split())
 
 
 def _content(part: str) -> set[str]:
-    return {stem(norm(w)) for w in words(part) if norm(w) not in FUNCTION_WORDS and len(w) > 2}
+    """Content stems, with the parts of hyphenated words ("classification-trained" also names "classification")."""
+    tokens = [t for w in words(part) for t in (w, *(w.split("-") if "-" in w else ()))]
+    return {stem(norm(w)) for w in tokens if norm(w) not in FUNCTION_WORDS and len(w) > 2}
 
 
-def _sides(text: str) -> tuple[set[str], int, set[str]] | None:
+def _than_sides(text: str) -> list[tuple[set[str], int, set[str]]]:
     """(what is compared: content stems before "than", the comparison's direction, what it is compared with) of
     "A is more X than B" or "X is higher in A than in B"; "more than ten" is a quantity, not a comparison."""
+    out = []
     for m in _THAN.finditer(text):
         before = text[: m.start()]
         comps = [c for c in _COMPARATIVE.finditer(before) if c.group(1).lower() not in _NOT_COMPARATIVE]
-        if not comps or comps[-1].end() >= len(before.rstrip()):
-            continue  # no comparative, or one right before "than" ("more than ten")
+        if not comps or (comps[-1].end() >= len(before.rstrip()) and _QUANTITY.match(text, m.end())):
+            continue  # no comparative, or one right before "than" a quantity ("more than ten", "higher than 0.5")
         comp = comps[-1].group(1).lower()
         sign = -1 if comp in _LESS or _direction(comp) < 0 else 1
         clause = re.split(r"[,;:]", before)[-1]
         after = re.split(r"[,;:.]", text[m.end() :])[0]
-        return _content(clause) - {stem(comp)}, sign, _content(" ".join(words(after)[:6]))
-    return None
+        out.append((_content(clause) - {stem(comp)}, sign, _content(" ".join(words(after)[:6]))))
+    return out
 
 
-def reversed_comparison(claim: str, evidence: str) -> str | None:
-    """"A is more X than B" against "B is more X than A" or "A is less X than B"."""
-    c, e = _sides(claim), _sides(evidence)
-    if c is None or e is None:
-        return None
+# verbs that rank their subject above (+1) or below (-1) their object: "A outperforms B", "A lags behind B"
+_RANKING = re.compile(
+    r"\b(?:(?P<passive>(?:is|are|was|were|being|been|be)\s+(?:\w+ly\s+)?)?"
+    r"(?P<up>outperform\w*|surpass\w*|exceed\w*|outperformed|beat|beats|beaten|dominat\w*|outscor\w*|"
+    r"outrank\w*|outdo\w*|outdone|outdid|(?:is|are|was|were)\s+superior\s+to)"
+    r"|(?P<down>underperform\w*|trail\w*|lag\w*\s+behind|f[ae]ll\w*\s+short\s+of|"
+    r"(?:is|are|was|were)\s+inferior\s+to))\b",
+    re.I,
+)
+
+
+def _verb_sides(text: str) -> list[tuple[set[str], int, set[str]]]:
+    """(subject, +1 or -1, object) of "A outperforms B", "A trails B", and of the passive "A is outperformed by B"
+    (which ranks B above A)."""
+    out = []
+    for m in _RANKING.finditer(text):
+        sign = 1 if m.group("up") else -1
+        clauses = re.split(r"[,;:]", text[: m.start()])
+        before = clauses[-1] if clauses[-1].strip() or len(clauses) < 2 else clauses[-2]  # ", outperforming B"
+        rest = text[m.end() :]
+        if m.group("passive") and m.group("up"):
+            by = re.match(r"\s*(?:\w+ly\s+)?by\b", rest)
+            if by is None:
+                continue  # "is exceeded" with no agent: nothing to rank
+            rest, sign = rest[by.end() :], -sign
+        after = re.split(r"[,;:.]|\s(?:on|in|across|at|while|when|by|with|for)\s", rest)[0]
+        left, right = _content(before), _content(" ".join(words(after)[:6]))
+        if left and right:
+            out.append((left, sign, right))
+    return out
+
+
+def _sides(text: str) -> list[tuple[set[str], int, set[str]]]:
+    return _than_sides(text) + _verb_sides(text)
+
+
+def _reverses(c: tuple[set[str], int, set[str]], e: tuple[set[str], int, set[str]]) -> bool | None:
+    """True: the claim's comparison reverses the evidence's; False: it says the same; None: they compare
+    different things."""
     (c_left, c_sign, c_right), (e_left, e_sign, e_right) = c, e
     c_left, c_right = c_left - c_right, c_right - c_left  # what tells the two sides apart ("deeper" / "wider")
     e_left, e_right = e_left - e_right, e_right - e_left
     swapped = bool(c_left & e_right) and bool(c_right & e_left) and not (c_left & e_left and c_right & e_right)
     same = bool(c_left & e_left) and bool(c_right & e_right) and not swapped
-    if (swapped and c_sign == e_sign) or (same and c_sign != e_sign):
-        return "reverses the comparison the source makes"
+    if not (swapped or same):
+        return None
+    return (swapped and c_sign == e_sign) or (same and c_sign != e_sign)
+
+
+def reversed_comparison(claim: str, evidence: str | Sequence[str]) -> str | None:
+    """"A is more X than B" against "B is more X than A" or "A is less X than B"; "A outperforms B" against
+    "B outperforms A" or "A is outperformed by B". With several evidence sentences, one reversing the claim is
+    enough unless another says the same as the claim."""
+    evidence_sides = [e for text in ([evidence] if isinstance(evidence, str) else evidence) for e in _sides(text)]
+    for c in _sides(claim):
+        found = [r for e in evidence_sides if (r := _reverses(c, e)) is not None]
+        if found and all(found):
+            return "reverses the comparison the source makes"
     return None
 
 
