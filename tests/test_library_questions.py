@@ -4,11 +4,16 @@ Schwartz-Hearst algorithm). Over the real extractive assistant and an index of t
 
 from __future__ import annotations
 
+import pytest
+
+from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.abstain import retrieval_refusal
 from rag.answer.assistant import Assistant
 from rag.answer.question import analyse
 from rag.corpus.abbreviations import abbreviations
+from rag.factory import open_assistant
 from rag.retrieve.fields import author_match, name_words
+from rag.settings import Settings
 
 
 def _cited(answer: object) -> list[str]:
@@ -41,9 +46,35 @@ def test_an_authors_paper_is_not_refused_as_irrelevant(assistant: Assistant):
     hits = assistant.retrieve(assistant.route(question.text, (), llm=None, model=None, summary=None), None, None)
     assert hits[0].paper.id == "icml2025-10"  # the author's paper leads the sources (an LLM sees it first)
     assert retrieval_refusal(question, hits, 0.99) is None  # whatever the similarity: the question names its author
-    assert retrieval_refusal(question, hits, 0.99, fields=False) is not None  # the LLM backends' gate, for now
     answer = assistant.ask("What did Zilberg's paper introduce?")
     assert not answer.abstained and _cited(answer)[0] == "icml2025-10" and "PieClam" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "kept"),
+    [
+        ("What did Zilberg's paper propose?", "Zilberg and Levie propose PieClam, a graph autoencoder that learns "
+         "overlapping inclusive and exclusive communities [1].", True),
+        ("Which paper did Eran Malach co-author?", "Eran Malach co-authored The Power of Random Features and the "
+         "Limits of Distribution-Free Gradient Descent [1].", True),
+        # the model names the wrong paper for the author: the check replaces its answer
+        ("What did Zilberg's paper propose?", "Zilberg et al. propose SIMPLEMIX, which mixes on-policy and "
+         "off-policy preference data [1].", False),
+    ],
+)
+def test_an_author_question_reaches_the_llm_and_its_answer_is_checked(
+    bundled_settings: Settings, question: str, reply: str, kept: bool
+):
+    fake = ScriptedChatModel([reply])
+    a = open_assistant(bundled_settings.replace(llm="openai"), chat_model=fake)
+    try:
+        answer = a.ask(question)
+    finally:
+        a.close()
+    assert fake.calls, "the question was refused before the model spoke"
+    assert not answer.abstained
+    assert (answer.text == reply) is kept, answer.text
+    assert (answer.backend == "fake") is kept  # a replaced answer is the extractive one
 
 
 def test_papers_by_an_author_are_listed_with_their_titles(assistant: Assistant):

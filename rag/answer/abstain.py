@@ -61,16 +61,14 @@ def top_relevance(hits: Sequence[Hit]) -> float:
 
 
 def retrieval_refusal(
-    question: Question, hits: Sequence[Hit], floors: Floors | float, agree: Callable[[], bool] = lambda: False,
-    fields: bool = True,
+    question: Question, hits: Sequence[Hit], floors: Floors | float, agree: Callable[[], bool] = lambda: False
 ) -> str | None:
     """The only reasons to refuse before any backend writes: nothing was retrieved, or nothing relevant: the best
     cosine similarity is below the relevance floor, the question names nothing a source mentions, and the dense
     search and BM25 do not rank the same paper first (`agree`, asked only then: two independent signals pointing at
     one paper say a low similarity is the question's wording, a reader's own words, not a missing paper). A question
     naming an author of a retrieved paper, or an abbreviation one defines, names that paper (its similarity to the
-    abstract says nothing), when `fields` is on: the Assistant turns it on for the extractive backend only (an LLM
-    answer to such a question went past the checker with planted errors it does not catch yet). Whether
+    abstract says nothing), in every backend: an LLM's answer to it is checked like any other. Whether
     the sources actually answer is for the backend to judge: an LLM through the prompt's refusal sentence, the
     extractive backend from its evidence."""
     if not hits:
@@ -79,9 +77,9 @@ def retrieval_refusal(
     origin = floors.origin if isinstance(floors, Floors) else "the setting"
     best = top_relevance(hits)
     named = bool(question.key_terms) and not missing_key_terms(question, hits)  # e.g. "PaperBench"
-    if fields:  # an author of a retrieved paper ("Zilberg's paper"), an abbreviation one defines ("bSGD")
-        named = named or any(author_match(question.names, h.paper.authors) for h in hits)
-        named = named or any(mentions(question.asked, a, False) for h in hits for a in defined_in(h))
+    # an author of a retrieved paper ("Zilberg's paper"), an abbreviation one defines ("bSGD")
+    named = named or any(author_match(question.names, h.paper.authors) for h in hits)
+    named = named or any(mentions(question.asked, a, False) for h in hits for a in defined_in(h))
     if best < floor and not named and not agree():
         return f"nothing relevant was found (best similarity {best:.2f} < {floor:.2f}, {origin})"
     return None

@@ -141,10 +141,7 @@ class Assistant:
         yield SourcesEvent(route.standalone, hits, route.mode, route.backend.name)
 
         agree = lambda: self.retrievers_agree(route.standalone, filters)  # noqa: E731  (asked only below the floor)
-        # an author or abbreviation named counts as relevance for the extractive answer only, for now: letting an LLM
-        # speak on those questions showed planted errors (swapped datasets, reversed comparisons) the check missed
-        fields = route.backend.name == self.extractive.name
-        reason = retrieval_refusal(route.analysed, hits, self.floors(), agree, fields)
+        reason = retrieval_refusal(route.analysed, hits, self.floors(), agree)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
