@@ -7,6 +7,7 @@ import re
 
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.assistant import Assistant
+from rag.answer.list_keep import FEATURES, Candidate, Model, features, keep, stored
 from rag.answer.paper_lines import paper_list
 from rag.answer.paper_pick import two_step_parts
 from rag.answer.question import analyse
@@ -27,6 +28,12 @@ def test_question_forms_route_by_their_general_form_only():
     assert analyse("Which paper should I read on continual learning?").wants("recommendation")
     assert analyse("Are there papers on graph autoencoders?").wants("list")  # plural: every paper
     assert analyse("Which of my papers use satellites?").wants("list")
+    # a request for all of them, however it is phrased: "list every ...", "name all ...", "what work in my library"
+    assert analyse("List every paper that deals with graph autoencoders.").wants("list")
+    assert analyse("Name all the studies on satellites, please.").wants("list")
+    assert analyse("What work in my library uses satellites?").wants("list")
+    assert not analyse("What work is there on satellites?").wants("list")  # an overview: a summary
+    assert not analyse("What does each paper propose?").wants("list")
     assert two_step_parts("The paper whose code is on GitHub: who wrote it?") == (
         "whose code is on GitHub",
         "who wrote it?",
@@ -82,20 +89,39 @@ def _hit(n: int, fused: float, cosine: float) -> Hit:
     return Hit(paper=paper, chunk_id=f"p{n}#0", text="x", score=fused, dense_score=cosine)
 
 
-def test_each_listed_paper_is_decided_on_its_own_signals():
+def _model(feature: str, at_least: float) -> Model:
+    """A list model that keeps a paper when one feature reaches `at_least` (the others weigh nothing)."""
+    weights = tuple(10.0 if f == feature else 0.0 for f in FEATURES)
+    return Model((0.0,) * len(FEATURES), (1.0,) * len(FEATURES), weights, -10.0 * at_least, 0.5)
+
+
+def test_each_listed_paper_is_decided_on_its_own_by_the_list_model():
     hits = [_hit(1, 1.0, 0.50), _hit(2, 0.7, 0.40), _hit(3, 0.3, 0.45), _hit(4, 0.9, 0.10)]
-    scored = [Scored(1, 0, "We propose A.", 0.9), Scored(2, 0, "B does it.", 0.8), Scored(3, 0, "C too.", 0.8),
-              Scored(4, 0, "D as well.", 0.8), Scored(2, 1, "We introduce the B method.", 0.6)]  # fmt: skip
-    head, *lines = paper_list(scored, hits, floor=0.2).splitlines()
-    assert head == "2 of the 4 papers considered address the question:"
-    assert lines == ["- Paper 1: We propose A. [1]", "- Paper 2: We introduce the B method. [2]"]  # what B does
-    # paper 3: the retrievers together rank it far below; paper 4: below the floor and half the best relevance
+    scored = [Scored(1, 0, "We propose A.", 0.9), Scored(2, 0, "B does it.", 0.8), Scored(3, 0, "C too.", 0.7),
+              Scored(4, 0, "D as well.", 0.75), Scored(2, 1, "We introduce the B method.", 0.6)]  # fmt: skip
+    head, *lines = paper_list(scored, hits, floor=0.2, model=_model("fused_rel", 0.6)).splitlines()
+    assert head == "3 of the 4 papers considered address the question:"  # paper 3: fused 0.3 of the best
+    assert lines == ["- Paper 1: We propose A. [1]", "- Paper 2: We introduce the B method. [2]",  # what B does
+                     "- Paper 4: D as well. [4]"]  # fmt: skip
+    head, *lines = paper_list(scored, hits, floor=0.2, model=_model("above_floor", 0.0)).splitlines()
+    assert head.startswith("3 of the 4") and "Paper 4" not in "".join(lines)  # paper 4: below the floor
 
 
-def test_a_list_whose_signals_disagree_still_names_a_paper_rather_than_refusing():
+def test_the_stored_list_model_keeps_a_paper_strong_on_every_signal_and_drops_one_weak_on_all():
+    papers = [Candidate(0.6, 1.0, 1.2, 0.6, "Dark matter limits", "We constrain dark matter with KIMS."),
+              Candidate(0.15, 0.1, 0.4, 0.15, "Stock markets", "We study stock returns."),
+              Candidate(0.3, 0.5, 0.8, 0.3, "Other", "Something else entirely.")]  # fmt: skip
+    rows = features("Which papers constrain dark matter?", papers, floor=0.18)
+    assert rows[0]["title_terms"] > 0 and rows[1]["title_terms"] == 0  # the question's rare words in the title
+    assert keep("Which papers constrain dark matter?", papers, 0.18)[:2] == [True, False]
+    assert set(stored().weights) and len(stored().weights) == len(FEATURES)
+
+
+def test_a_list_the_model_rejects_entirely_still_names_a_paper_rather_than_refusing():
     hits = [_hit(1, 1.0, 0.19), _hit(2, 0.5, 0.12)]  # the best sentence is in a paper below the floor
     scored = [Scored(2, 0, "B answers.", 0.9), Scored(1, 0, "A barely.", 0.5)]
-    assert paper_list(scored, hits, floor=0.18).splitlines() == [
+    nothing = Model((0.0,) * len(FEATURES), (1.0,) * len(FEATURES), (0.0,) * len(FEATURES), -10.0, 0.5)
+    assert paper_list(scored, hits, floor=0.18, model=nothing).splitlines() == [
         "1 of the 2 papers considered addresses the question:", "- Paper 1: A barely. [1]"]  # fmt: skip
 
 

@@ -136,7 +136,7 @@ class ExtractiveBackend:
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
             scored = [c for c in scored if c.n in mine] or scored if mine else scored
-            return paper_lines.paper_list(scored, hits, self.floors.relevance, len(question.parts) < 2)
+            return paper_lines.paper_list(scored, hits, self.floors.relevance, len(question.parts) < 2, question.text)
         if question.wants("comparison") or len(named) >= 2:
             sides = [n for n in (side_paper(side, hits) for side in question.sides) if n is not None]
             compared = list(dict.fromkeys(sides)) if len(set(sides)) >= 2 else named

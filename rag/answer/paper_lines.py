@@ -2,9 +2,8 @@
 
     summary      each relevant paper's contribution ("we propose ...") or else its main finding (a result or
                  conclusion), the one most on the question's topic
-    list         every retrieved paper that addresses the question, decided paper by paper: it is above the library's
-                 calibrated relevance floor, the retrievers' fused score puts it near the best paper and its best
-                 sentence scores nearly as well as the best paper's; the answer says how many papers were considered
+    list         every retrieved paper that addresses the question, decided paper by paper by a logistic model fitted
+                 on both corpora's dev lists (rag.answer.list_keep); the answer says how many papers were considered
     comparison   a sentence from each paper compared: the ones the question names, else the two most relevant
 """
 
@@ -13,19 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.citations import REFUSAL
+from rag.answer.list_keep import Candidate, Model, keep
 from rag.answer.sentence_scores import Scored, is_contribution
 from rag.types import Hit
 from rag.verify.injection import untrusted
 
 SUMMARY_WINDOW = 0.2  # a summary lists the papers within this cosine of the best one
-# A list names every paper whose best sentence scores at least LIST_SCORE_WITHIN of the best one's, that is at least
-# LIST_RELEVANCE_WITHIN as relevant (cosine) as the most relevant paper and above the library's floor, and whose fused
-# retrieval score (dense and BM25 together) is at least LIST_FUSED_WITHIN of the best paper's. Chosen on the 23 dev
-# list questions (dev_kinds, dev_library3) for recall first (F2): 39 of 47 gold papers named, 16 others, where the
-# former rule (0.7 of the best sentence, 0.6 of the relevance, no fused score) named 36 and 22 others.
-LIST_SCORE_WITHIN = 0.6
-LIST_RELEVANCE_WITHIN = 0.5
-LIST_FUSED_WITHIN = 0.6
 LINE_CONTRIBUTION_WITHIN = 0.6  # see _what_it_does
 MAX_LIST = 10
 MAX_COMPARED = 4
@@ -46,35 +38,44 @@ def _best_per_paper(scored: Sequence[Scored]) -> dict[int, Scored]:
     return best
 
 
-def paper_list(scored: Sequence[Scored], hits: Sequence[Hit], floor: float, one_part: bool = True) -> str:
-    """ "Which papers ...": each retrieved paper decided on its own (see LIST_SCORE_WITHIN), one cited line for every
+def candidates(scored: Sequence[Scored], hits: Sequence[Hit]) -> tuple[dict[int, Scored], list[Candidate]]:
+    """Each paper's best sentence, and the paper as the list model sees it (in the same order)."""
+    best = _best_per_paper(scored)
+    close: dict[int, float] = {}
+    for c in scored:
+        close[c.n] = max(close.get(c.n, c.similarity), c.similarity)
+    return best, [
+        Candidate(relevance(hits[n - 1]), hits[n - 1].score, c.score, close[n], hits[n - 1].paper.title,
+                  hits[n - 1].text)  # fmt: skip
+        for n, c in best.items()
+    ]
+
+
+def paper_list(
+    scored: Sequence[Scored], hits: Sequence[Hit], floor: float, one_part: bool = True, question: str = "",
+    model: Model | None = None,
+) -> str:
+    """ "Which papers ...": each retrieved paper decided on its own (rag.answer.list_keep), one cited line for every
     paper that addresses the question, best first, under a head that says how many papers were considered. A question
     of several parts ("which papers prove a guarantee, and what is guaranteed?") keeps each paper's best sentence: it
     holds the detail asked for, which the paper's contribution sentence may not."""
-    best = _best_per_paper(scored)
+    best, papers = candidates(scored, hits)
     if not best:
         return REFUSAL
-    top = max(relevance(hits[n - 1]) for n in best)
-    lead = max(c.score for c in best.values())
-    fused = max(hits[n - 1].score for n in best)
-    least = max(min(floor, top), LIST_RELEVANCE_WITHIN * top)  # the best paper passed the floor (or was named)
-
-    def addresses(n: int, c: Scored) -> bool:
-        hit = hits[n - 1]
-        near = hit.score >= LIST_FUSED_WITHIN * fused or fused <= 0 or c.score >= lead  # the best sentence's paper
-        return c.score >= LIST_SCORE_WITHIN * lead and relevance(hit) >= least and near
-
-    keep = [c for n, c in best.items() if addresses(n, c)]
-    if not keep:  # the retrievers and the sentences disagree: the best sentence of a paper above the floor answers
-        keep = sorted((c for n, c in best.items() if relevance(hits[n - 1]) >= least), key=lambda c: -c.score)[:1]
-    if not keep:
+    chosen = keep(question, papers, floor, model)
+    kept = [c for c, yes in zip(best.values(), chosen, strict=True) if yes]
+    if not kept:  # none likely enough: the best sentence of a paper as relevant as the floor (or the best) answers
+        least = min(floor, max(p.cosine for p in papers))
+        kept = sorted((c for c, p in zip(best.values(), papers, strict=True) if p.cosine >= least),
+                      key=lambda c: -c.score)[:1]  # fmt: skip
+    if not kept:
         return REFUSAL
-    keep = sorted(keep, key=lambda c: -c.score)[:MAX_LIST]
-    keep = [_what_it_does(c, scored) for c in keep] if one_part else keep
+    kept = sorted(kept, key=lambda c: -c.score)[:MAX_LIST]
+    kept = [_what_it_does(c, scored) for c in kept] if one_part else kept
     considered = len({h.paper.id for h in hits})
-    verb = "addresses" if len(keep) == 1 else "address"
-    head = f"{len(keep)} of the {considered} papers considered {verb} the question:"
-    return "\n".join([head, *(_line(c, hits[c.n - 1]) for c in keep)])
+    verb = "addresses" if len(kept) == 1 else "address"
+    head = f"{len(kept)} of the {considered} papers considered {verb} the question:"
+    return "\n".join([head, *(_line(c, hits[c.n - 1]) for c in kept)])
 
 
 def _what_it_does(c: Scored, scored: Sequence[Scored]) -> Scored:

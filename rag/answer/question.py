@@ -43,11 +43,16 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _WORKS = r"(?:papers|studies|works|articles|publications|research)"
+_ONE_WORK = r"(?:paper|stud(?:y|ie)|work|article|publication)"  # + "s?"
 _LIST = re.compile(
     rf"\b(?:which|what)(?: of (?:my|the|these|our))? {_WORKS}\b"
     rf"|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
     rf"|\bhow many (?:of the |indexed )?{_WORKS}\b"
-    rf"|\bany (?:papers?|stud(?:y|ies))\b|\b{_WORKS} (?:that|which|on|about)\b|\blist (?:the |all )?{_WORKS}\b",
+    rf"|\bany (?:papers?|stud(?:y|ies))\b|\b{_WORKS} (?:that|which|on|about)\b|\blist (?:the |all )?{_WORKS}\b"
+    # "list every paper that ...", "name all the studies on ...", "what work in my library ...": a request for all
+    rf"|\b(?:list|name|give|show|find|enumerate)(?: me)? (?:every|all)(?: (?:of )?the| my)? {_ONE_WORK}s?\b"
+    rf"|\b(?:every|all) {_ONE_WORK}s? (?:that|which|in my|in the)\b"
+    r"|\b(?:which|what) (?:work|research) (?:in|from|among) (?:my|the|our)\b",
     re.IGNORECASE,
 )
 _HOW_MANY_WORKS = re.compile(rf"\bhow many (?:of the |indexed )?{_WORKS}\b", re.IGNORECASE)

@@ -1,0 +1,107 @@
+"""Which retrieved papers a "which papers ..." list names: a logistic model over per-paper features, fitted offline.
+
+Each retrieved paper is described by what the answer step already knows about it (FEATURES): how close the paper is
+to the question (cosine, against the best paper and the library's floor), how the fused dense+BM25 score and the
+paper's best sentence compare with the best paper's, its rank, and how much of the question's rarer words its title
+and its abstract hold. The weights come from `python -m eval.list_fit`, fitted on the dev list questions of both
+corpora (gold = every paper that qualifies) and stored with their data manifest in rag/models/list_keep.json; a
+paper is named when the model's probability reaches the stored threshold, chosen by leave-one-question-out
+cross-validation for recall first (F2).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from rag.corpus.lexicon import tokenize
+
+MODEL = Path(__file__).resolve().parent.parent / "models" / "list_keep.json"
+FEATURES = ("above_floor", "cos_rel", "fused_rel", "sentence_rel", "similarity_rel", "rank", "title_terms",
+            "abstract_terms")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One retrieved paper of a list question, as the answer step sees it."""
+
+    cosine: float  # the paper's dense similarity to the question
+    fused: float  # its fused retrieval score
+    sentence: float  # its best sentence's answer score
+    similarity: float  # the highest cosine of any of its sentences with the question
+    title: str
+    text: str  # the abstract
+
+
+def features(question: str, papers: Sequence[Candidate], floor: float) -> list[dict[str, float]]:
+    """FEATURES of every paper, each relative to the best paper of the same question (so one library's scale does
+    not decide): a question word counts by how rare it is among the papers considered (a word every paper holds
+    tells none apart)."""
+    if not papers:
+        return []
+    top = max(p.cosine for p in papers) or 1.0
+    fused = max(p.fused for p in papers) or 1.0
+    lead = max(p.sentence for p in papers) or 1.0
+    close = max(p.similarity for p in papers) or 1.0
+    order = sorted(range(len(papers)), key=lambda i: -papers[i].fused)
+    rank = {i: r for r, i in enumerate(order)}
+    words = set(tokenize(question))
+    texts = [set(tokenize(p.text)) | set(tokenize(p.title)) for p in papers]
+    weight = {w: math.log((len(papers) + 1) / (sum(w in t for t in texts) + 0.5)) for w in words}
+    total = sum(max(v, 0.0) for v in weight.values()) or 1.0
+
+    def share(held: set[str]) -> float:
+        return sum(max(v, 0.0) for w, v in weight.items() if w in held) / total
+
+    return [
+        {
+            "above_floor": p.cosine - floor,
+            "cos_rel": p.cosine / top,
+            "fused_rel": p.fused / fused,
+            "sentence_rel": p.sentence / lead,
+            "similarity_rel": p.similarity / close,
+            "rank": rank[i] / max(len(papers) - 1, 1),
+            "title_terms": share(set(tokenize(p.title))),
+            "abstract_terms": share(texts[i]),
+        }
+        for i, p in enumerate(papers)
+    ]
+
+
+@dataclass(frozen=True)
+class Model:
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+
+    def probability(self, row: dict[str, float]) -> float:
+        z = self.bias + sum(
+            w * (row[f] - m) / s for f, m, s, w in zip(FEATURES, self.mean, self.scale, self.weights, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+def model_from(obj: dict[str, object]) -> Model:
+    """The model stored by eval.list_fit (ValueError when its features are not FEATURES)."""
+    if tuple(obj["features"]) != FEATURES:  # type: ignore[arg-type]
+        raise ValueError(f"{MODEL.name}: features {obj['features']} are not {FEATURES}; rerun python -m eval.list_fit")
+    floats = lambda key: tuple(float(v) for v in obj[key])  # type: ignore[attr-defined]  # noqa: E731
+    return Model(floats("mean"), floats("scale"), floats("weights"), float(obj["bias"]),  # type: ignore[arg-type]
+                 float(obj["threshold"]))  # type: ignore[arg-type]  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def stored() -> Model:
+    return model_from(json.loads(MODEL.read_text(encoding="utf-8")))
+
+
+def keep(question: str, papers: Sequence[Candidate], floor: float, model: Model | None = None) -> list[bool]:
+    """Whether each paper is named in the list."""
+    model = model or stored()
+    return [model.probability(row) >= model.threshold for row in features(question, papers, floor)]
