@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists clean
 
 run: setup index ask ui
 
@@ -94,6 +94,10 @@ TRAIN_VENV := .venv-train
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 JUDGE_EPOCHS ?= 2
 JUDGE_MAX_TRAIN ?= 12000
+# the list model (rag/models/list_keep.json): refitted from the dev list questions of both corpora (eval/list_fit.py)
+fit-lists:
+	$(BIN)/python -m eval.list_fit --write
+
 train-judge:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/pip install -q $(if $(TORCH_WHEEL),$(TORCH_WHEEL),torch==2.13.0 \
