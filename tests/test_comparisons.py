@@ -135,3 +135,12 @@ def test_a_comparison_said_with_compared_to_and_hyphenated_names():
     assert reversed_comparison("Classification models generalize better than self-supervised models.", evidence)
     assert reversed_comparison("Self-supervised models generalize less well than classification models.", evidence)
     assert reversed_comparison("Self-supervised models generalize better than classification models.", evidence) is None
+
+
+def test_what_other_studies_suggest_is_not_read_as_the_papers_finding():
+    from rag.corpus.roles import reports_others_view
+
+    assert reports_others_view("While some studies suggest that on-policy data consistently outperforms the rest.")
+    assert reports_others_view("It is widely believed that deeper networks forget less.")
+    assert not reports_others_view("Our studies suggest that deeper networks forget less.")
+    assert not reports_others_view("DPCR outperforms existing methods on four benchmarks.")

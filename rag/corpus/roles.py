@@ -76,6 +76,19 @@ def states_no_finding(sentence: str) -> bool:
     return _cue_role(sentence) == OBJECTIVE or bool(_OPEN_QUESTION.search(sentence))
 
 
+_OTHERS_VIEW = re.compile(
+    r"\b(?:some|other|prior|previous|earlier|existing|many|several)\s+(?:studies|works?|research(?:ers)?|methods|"
+    r"approaches|papers|authors)\s+(?:\w+\s+){0,2}(?:suggest|claim|argue|report|assume|believe|indicate|show|find|"
+    r"found)\w*|\bit (?:is|has been) (?:commonly|widely|often|generally) (?:believed|assumed|thought|held)\b",
+    re.I,
+)
+
+
+def reports_others_view(sentence: str) -> bool:
+    """The sentence tells what other work holds ("some studies suggest that ...", "it is widely believed ..."):
+    background the paper argues with, not its own finding."""
+    return bool(_OTHERS_VIEW.search(sentence))
+
 def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().lower()
 

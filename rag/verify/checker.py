@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag.corpus.lexicon import tokenize
-from rag.corpus.roles import states_no_finding
+from rag.corpus.roles import reports_others_view, states_no_finding
 from rag.ports import SupportJudge
 from rag.settings import AnswerSettings
 from rag.text import split_sentences
@@ -145,7 +145,9 @@ class SupportChecker:
                 return Verdict(CONTRADICTED if vetoed[0] in CONTRADICTING_RULES else NOT_FOUND, vetoed[1], [best])
             top = [sentences[int(j)] for j in order[: self.judge.reads]]
             return self.judge.verdict(claim, top, float(sims[int(order[0])]))
-        near = [sentences[int(j)][1] for j in order[:NEAR]]  # which way an effect or a comparison goes: the closest few
+        # which way an effect or a comparison goes: the closest few, past the closest only what the paper itself finds
+        near = [best[1]] + [t for j in order[1:NEAR] if not states_no_finding(t := sentences[int(j)][1])
+                            and not reports_others_view(t)]  # fmt: skip
         broken = self.contradiction(claim, joined, best[1], cited=len(trusted), passages=passages,
                                     similarity=float(sims[int(order[0])]), near=near)  # fmt: skip
         if broken:
