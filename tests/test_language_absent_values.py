@@ -114,6 +114,10 @@ def test_a_thing_the_named_paper_never_mentions_is_refused_and_one_it_names_is_a
     # the thing asked is not in the paper in those words, but its closest sentence names an organisation: answered
     supplied = assistant.ask("Which organization supplied the well records in the Alberta Wells Dataset?")
     assert not supplied.abstained and "Alberta Energy Regulator" in supplied.text
+    counted = assistant.ask("How many participants rated the SimpleMix responses?")  # a count of what it never names
+    assert counted.abstained and any("how many participants" in n for n in counted.notes)
+    sites = assistant.ask("How many drilling sites are in the Alberta Wells Dataset?")  # its closest sentence counts
+    assert not sites.abstained and "213,000" in sites.text
 
 
 def test_a_measure_the_named_paper_does_not_state_is_refused_though_it_states_other_numbers(assistant):

@@ -17,13 +17,14 @@ number within VALUE_WINDOW words of the attribute's words ("an average 10% relat
 3e-4"); a number about something else ("GLUE score to 80.5%" for "which learning rate") does not answer. Numbers the
 question itself holds ("top-1", "ICML 2025") are not values stated.
 
-A thing asked to be named ("which *optimizer*", "what *visual encoder*") is refused only when the question names the
-one paper it is about, no word of the thing occurs in that paper, and the paper's sentence closest to the question
-holds no name or number the question does not ("Which optimizer was used to pre-train BERT?"): then nothing there
-can be the answer. "Which organization supplied the well records in the Alberta Wells Dataset?" is answered: its
-closest sentence names the Alberta Energy Regulator. Questions that describe a paper instead of naming it are left
-to the backends: on the dev sets their wh-noun was a paraphrase ("which commercial earth-observation company") as
-often as a missing detail, and a name near the asked noun did not tell them apart either ("what *perspective*").
+A thing asked to be named ("which *optimizer*", "what *visual encoder*"), or counted ("how many *TPUs*"), is refused
+only when the question names the one paper it is about, no word of the thing occurs in that paper, and the paper's
+sentence closest to the question holds no name or number the question does not ("Which optimizer was used to
+pre-train BERT?"): then nothing there can be the answer. "Which organization supplied the well records in the
+Alberta Wells Dataset?" is answered: its closest sentence names the Alberta Energy Regulator. Questions that
+describe a paper instead of naming it are left to the backends: on the dev sets their wh-noun was a paraphrase
+("which commercial earth-observation company") as often as a missing detail, and a name near the asked noun did not
+tell them apart either ("what *perspective*").
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def states_value(sentence: str, known: set[str]) -> bool:
 def name_gap(question: Question, hits: Sequence[Hit], names: Sequence[int], vectors: SentenceVectors) -> str | None:
     """Why the one paper the question names cannot say which thing it asks for (None: it may): see the module
     docstring."""
-    phrase = asked_name(question)
+    phrase = asked_name(question) or (question.counted if asked_value(question) == "count" else None)
     n = asked_paper(question, hits, names) if phrase else None
     if phrase is None or n is None:
         return None
@@ -200,4 +201,5 @@ def name_gap(question: Question, hits: Sequence[Hit], names: Sequence[int], vect
     if states_value(closest, set(_stems(question.text))):
         return None
     title = hits[n - 1].paper.title.split(":", 1)[0]
-    return f"it asks which {phrase}: {title} never mentions one"
+    asks = f"how many {phrase}" if phrase == question.counted else f"which {phrase}"
+    return f"it asks {asks}: {title} never mentions {'any' if phrase == question.counted else 'one'}"
