@@ -53,8 +53,8 @@ _AMOUNT = re.compile(
     r"\bhow (?:many|much|large|big|long)\b|\bwhat (?:percentage|fraction|number|proportion|share)\b", re.IGNORECASE
 )
 # a number within this many words of the asked attribute's words states a value of it: calibrated on the dev sets
-# of both corpora (eval/sets/*/dev_absent.jsonl and the icml2025 dev suites), where 2 to 40 refuse the same
-# questions and 1 refuses answerable ones ("improves accuracy ..., yielding an average 10% relative gain")
+# of both corpora (eval/sets/*/dev_absent.jsonl and the icml2025 dev suites), where 1 to 40 refuse the same
+# questions and 0 (only a number that is itself one of the attribute's words) refuses 5 more answerable ones
 VALUE_WINDOW = 3
 _TOKEN = re.compile(r"[^\W_][\w.,%*/+'-]*[^\W_%]%?|[^\W_]")
 _NUMBER = re.compile(
