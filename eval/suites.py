@@ -71,6 +71,8 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
     ("icml2025-dev-library3", "icml2025/dev_library3.jsonl", "dev", "icml2025"),
     ("icml2025-dev-lists", "icml2025/dev_lists.jsonl", "dev", "icml2025"),
     ("arxiv-dev-lists", "arxiv/dev_lists.jsonl", "dev", "arxiv"),
+    ("icml2025-dev-absent", "icml2025/dev_absent.jsonl", "dev", "icml2025"),
+    ("arxiv-dev-absent", "arxiv/dev_absent.jsonl", "dev", "arxiv"),
     ("icml2025-retired", "icml2025/retired_2026_12_03.jsonl", "dev", "icml2025"),
     ("synthetic-retired", "synthetic/retired_2026_12_03.jsonl", "dev", "synthetic"),
     ("icml2025-heldout", "icml2025/heldout_2026_12_06.jsonl", "test", "icml2025"),

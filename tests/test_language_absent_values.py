@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from eval.language_calibration import english_questions, other_languages
 from rag.adapters.fakes import ScriptedChatModel
-from rag.answer.absent_value import asked_value
+from rag.answer.absent_value import asked_name, asked_value, measured_runs, states_measure, states_value
 from rag.answer.citations import REFUSAL
 from rag.answer.language import NOTE, THRESHOLD, foreign_share
 from rag.answer.question import analyse
@@ -91,3 +91,48 @@ def test_a_count_the_paper_states_is_answered_in_both_backends(assistant, bundle
     a, fake = _llm(bundled_settings, ["PaperBench contains 8,316 individually gradable tasks [1]."])
     llm = a.ask("How many individually gradable tasks does PaperBench contain?")
     assert len(fake.calls) == 1 and not llm.abstained and "8,316" in llm.text
+
+
+def test_the_kind_of_value_is_read_as_a_measure_or_a_thing_to_name():
+    assert [p for p, _ in measured_runs(analyse("What learning rate was used to train PieClam?"))] == ["learning rate"]
+    assert asked_name(analyse("Which visual encoder does AffectGPT use to read the videos?")) == "visual encoder"
+    assert asked_name(analyse("What learning rate was used to train PieClam?")) is None  # a number answers that
+    assert asked_name(analyse("What are ACs in the continual learning efficiency paper?")) is None  # named already
+    assert asked_name(analyse("Which papers use an optimizer?")) is None  # a list, not one value
+    asked = {"learn", "rate", "pieclam"}
+    assert states_measure("We train with a learning rate of 3e-4 for 10 epochs.", ["learn", "rate"], asked)
+    assert not states_measure("Learning is fast; the GLUE score rises to 80.5% on eleven tasks.", ["learn", "rate"],
+                              asked)  # fmt: skip
+    assert states_value("It is sourced from the Alberta Energy Regulator.", {"alberta"})
+    assert not states_value("BERT is designed to pre-train deep bidirectional representations.", {"bert"})
+
+
+def test_a_thing_the_named_paper_never_mentions_is_refused_and_one_it_names_is_answered(assistant):
+    answer = assistant.ask("Which visual encoder does AffectGPT use to read the videos?")
+    assert answer.abstained and answer.citations == () and answer.sources[0].paper.id == "icml2025-02"
+    assert any("visual encoder" in n and "never mentions" in n for n in answer.notes)
+    # the thing asked is not in the paper in those words, but its closest sentence names an organisation: answered
+    supplied = assistant.ask("Which organization supplied the well records in the Alberta Wells Dataset?")
+    assert not supplied.abstained and "Alberta Energy Regulator" in supplied.text
+    counted = assistant.ask("How many participants rated the SimpleMix responses?")  # a count of what it never names
+    assert counted.abstained and any("how many participants" in n for n in counted.notes)
+    sites = assistant.ask("How many drilling sites are in the Alberta Wells Dataset?")  # its closest sentence counts
+    assert not sites.abstained and "213,000" in sites.text
+
+
+def test_a_measure_the_named_paper_does_not_state_is_refused_though_it_states_other_numbers(assistant):
+    answer = assistant.ask("Which significance level alpha was used in FactTest's experiments?")  # "over 40%" is not it
+    assert answer.abstained and answer.sources[0].paper.id == "icml2025-11"
+    assert any("significance level alpha" in n for n in answer.notes)
+    percentage = assistant.ask("By what percentage is Dual-Arch more compact in parameters?")  # "87%" is one
+    assert not percentage.abstained and "87%" in percentage.text
+
+
+def test_a_thing_an_llm_invents_for_a_paper_that_never_mentions_it_is_replaced_by_the_refusal(
+    bundled_settings: Settings,
+):
+    invented, fake = _llm(bundled_settings, ["AffectGPT reads the videos with a CLIP ViT-L/14 visual encoder [1]."])
+    answer = invented.ask("Which visual encoder does AffectGPT use to read the videos?")
+    assert len(fake.calls) == 1  # the model is asked: no refusal before it speaks (the replay gates)
+    assert answer.abstained and answer.backend == "extractive" and "CLIP" not in answer.text
+    assert any("never mentions" in n for n in answer.notes)

@@ -34,8 +34,11 @@ def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
     retrieved source mentions it: then the sources cannot say which one or how much."""
     wanted = question.focus
-    tokens = tokenize(" ".join(source_text(h) for h in hits))
+    text = " ".join(source_text(h) for h in hits)
+    tokens = tokenize(text)
     present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+    if "%" in text:  # a percentage is written with its sign ("up to 87% more compact")
+        present |= {*tokenize("percentage percent")}
     for phrase in wanted:
         stems = " ".join(tokenize(phrase))
         attribute = any(w.lower() in ATTRIBUTE_NOUNS for w in re.split(r"[\s-]+", phrase))

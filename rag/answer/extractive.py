@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.answer import paper_lines, paper_pick
-from rag.answer.absent_value import value_gap
+from rag.answer.absent_value import name_gap, value_gap
 from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
@@ -85,6 +85,7 @@ class ExtractiveBackend:
         # this refuses, and a refusal before the model spoke counts against the answers it wrote (those gates sit
         # at their limits); a count it invents is unsupported, and this refusal replaces it
         gap = gap or value_gap(question, hits, self.floors.relevance, named[question.text])
+        gap = gap or name_gap(question, hits, named[question.text], self.vectors)  # "which optimizer ..." likewise
         text = REFUSAL if gap else self.answer(question, hits, named[question.text])
         note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
         return Draft(text, self.name, self.model, prompt=self.name, notes=(note,) if note else ())
