@@ -1,5 +1,5 @@
 """Whether a sentence states a count of what "how many X" counts (rag.answer.question_focus finds X); which
-sentences hold a number at all. Read by the extractive answer (its quantity answers) and rag.answer.absent_value
+sentences hold a number at all; which state a value of an attribute ("the batch size is set to 128"). Read by the extractive answer (its quantity answers) and rag.answer.absent_value
 (refusing a count no source states)."""
 
 from __future__ import annotations
@@ -34,3 +34,21 @@ def counts(sentence: str, noun: str) -> bool:
                 return True
     return False
 
+
+
+VALUE_WINDOW = 6  # a number within this many words of the attribute ("the batch size is set to 128")
+
+
+def states_value(sentence: str, phrase: str) -> bool:
+    """The sentence gives a value of the attribute `phrase` ("weight decay", "learning rate"): every word of the
+    phrase in it, and a number within VALUE_WINDOW words of where the phrase ends ("a weight decay of 0.0001")."""
+    words = [stem(w.strip(".,;:()")) for w in re.findall(r"[\w,.%×-]+", sentence.lower())]
+    wanted = [stem(w) for w in re.findall(r"\w+", phrase.lower())]
+    if not wanted or not set(wanted) <= set(words):
+        return False
+    for i, word in enumerate(words):
+        if word == wanted[-1]:
+            near = words[max(0, i - VALUE_WINDOW) : i + 1 + VALUE_WINDOW]
+            if any(w[:1].isdigit() or _COUNT.match(w) and w not in {"several", "many"} for w in near):  # "9×", "64"
+                return True
+    return False

@@ -110,4 +110,4 @@ def identified_paper(question: str, hits: Sequence[Hit]) -> int | None:
     mentioned = {tuple(n for n, text in enumerate(texts, 1) if re.search(rf"\b{re.escape(t)}\b", text)) for t in terms}
     mentioned.discard(())  # a name no source mentions says nothing here (the abstention check handles it)
     only = next(iter(mentioned)) if len(mentioned) == 1 else ()
-    return only[0] if len(only) == 1 else None
+    return only[0] if only and len({hits[n - 1].paper.id for n in only}) == 1 else None  # windows of one paper
