@@ -3,10 +3,12 @@ windows of one paper count as that paper, and a value question prefers a sentenc
 
 from __future__ import annotations
 
-from rag.answer.counting import states_value
-from rag.answer.question_parts import identified_paper
+from dataclasses import replace
+
+from rag.answer.counting import counts, states_value
+from rag.answer.question_parts import identified_paper, named_papers
 from rag.ports import StoredChunk
-from rag.retrieve.companions import BODY_WINDOWS, companions
+from rag.retrieve.companions import BODY_WINDOWS, LEXICAL_WINDOWS, companions
 from rag.settings import RetrievalSettings
 from rag.types import Hit, Paper
 
@@ -20,13 +22,15 @@ class _Retriever:
 
     settings = RetrievalSettings()
 
-    def __init__(self, ranked: list[Hit]) -> None:
+    def __init__(self, ranked: list[Hit], worded: list[Hit] | None = None) -> None:
         self.ranked = ranked
-        self.searches: list[int] = []
+        self.worded = ranked if worded is None else worded  # what BM25 alone ranks first
+        self.searches: list[str] = []
 
-    def search(self, query: str, k: int, *, filters: object = None, per_paper: int = 1) -> list[Hit]:
-        self.searches.append(per_paper)
-        return self.ranked[:k]
+    def search(self, query: str, k: int, *, filters: object = None, per_paper: int = 1, mode: str = "hybrid"
+               ) -> list[Hit]:  # fmt: skip
+        self.searches.append(mode)
+        return (self.worded if mode == "lexical" else self.ranked)[:k]
 
     def stored(self, chunk_id: str) -> StoredChunk | None:
         paper = chunk_id.partition(":")[0]
@@ -46,10 +50,12 @@ def test_an_abstract_only_library_gets_no_companions_and_no_second_search() -> N
 def test_the_best_full_text_papers_get_their_next_body_windows_and_their_abstract() -> None:
     hits = [_hit("a", 7, 6), _hit("b", 3, 2), _hit("c", 9, 4)]
     ranked = [*hits, _hit("a", 5, 5), _hit("b", 4, 3), _hit("a", 12, 9), _hit("a", 20, 11), _hit("c", 2, 1)]
-    found = companions(_Retriever(ranked), "q", hits)  # type: ignore[arg-type]
-    assert [h.chunk_id for h in found] == ["a:5", "a:12", "a:0", "b:4", "b:0"]  # c is the third paper: none
-    assert len([h for h in found if h.paper.id == "a" and h.page is not None]) == BODY_WINDOWS
-    abstract = found[2]
+    worded = [_hit("a", 20, 11), _hit("a", 5, 5), *ranked]  # BM25 alone puts page 11 first
+    found = companions(_Retriever(ranked, worded), "q", hits)  # type: ignore[arg-type]
+    # the fused search's next two windows of a, then BM25's (one new), its abstract; the same for b; c is third: none
+    assert [h.chunk_id for h in found] == ["a:5", "a:12", "a:20", "a:0", "b:4", "b:0"]
+    assert BODY_WINDOWS == LEXICAL_WINDOWS == 2
+    abstract = found[3]
     assert abstract.page is None and abstract.dense_score == 0.3 and abstract.paper.abstract == "An abstract."
 
 
@@ -64,8 +70,9 @@ def test_a_sentence_states_a_value_when_a_number_is_near_the_attribute() -> None
     assert states_value("We use a weight decay of 0.0001 and a momentum of 0.9.", "weight decay")
     assert states_value("Fast R-CNN trains VGG16 9× faster than R-CNN.", "faster")
     assert not states_value("Our method works in a mini-batch manner with 4 GPUs.", "batch size")  # no "size"
-    assert not states_value("The weight decay matters a great deal in every setting we tried, as section 5 shows.",
-                            "weight decay")  # the number is too far from it
+    assert not states_value(
+        "The weight decay matters a great deal in every setting we tried, as section 5 shows.", "weight decay"
+    )  # the number is too far from it
 
 
 def test_an_identifier_in_several_windows_of_one_paper_still_identifies_it() -> None:
@@ -73,3 +80,16 @@ def test_an_identifier_in_several_windows_of_one_paper_still_identifies_it() -> 
     assert identified_paper("How fast is VGG16?", hits) == 1
     hits.append(_hit("c", 3, 1, "VGG16 too."))
     assert identified_paper("How fast is VGG16?", hits) is None  # two papers mention it
+
+
+def test_the_number_of_a_noun_is_a_count_of_it() -> None:
+    assert counts("The number of hidden units is 5000.", "units")
+    assert counts("We use 128 hidden units.", "units")
+    assert not counts("The number of hidden units is large.", "units")  # no number
+    assert not counts("The number of layers was 3 in every network we trained with wide units.", "units")  # layers
+
+
+def test_a_paper_named_in_several_of_its_windows_is_named_once() -> None:
+    hits = [_hit("a", 7, 6, "Zorp123 on page six."), _hit("b", 1, 2, "Other."), _hit("a", 0, None, "Zorp123 here.")]
+    hits = [replace(h, paper=replace(h.paper, title="Zorp123: a benchmark")) if h.paper.id == "a" else h for h in hits]
+    assert named_papers("What does Zorp123 measure?", hits) == [1]

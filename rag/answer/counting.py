@@ -1,6 +1,6 @@
 """Whether a sentence states a count of what "how many X" counts (rag.answer.question_focus finds X); which
-sentences hold a number at all; which state a value of an attribute ("the batch size is set to 128"). Read by the extractive answer (its quantity answers) and rag.answer.absent_value
-(refusing a count no source states)."""
+sentences hold a number at all; which state a value of an attribute ("the batch size is set to 128"). Read by the
+extractive answer (its quantity answers) and rag.answer.absent_value (refusing a count no source states)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ _COUNT = re.compile(
     r"|hundreds?|thousands?|millions?|billions?|dozens?|several|many)$",
     re.IGNORECASE,
 )
+# "the number of hidden units is 5000": the count after its noun (the noun, up to two words after "number of")
+_NUMBER_OF = re.compile(r"\bnumber of (?:[\w-]+ ){0,2}?([\w-]+) (?:is|was|are|were|equals|=) (?:set to )?\d", re.I)
 COUNT_WINDOW = 6  # the counted noun within this many words after the number ("20 ICML 2024 Spotlight and Oral papers")
 
 
 def counts(sentence: str, noun: str) -> bool:
-    """The sentence states a count of `noun`: a number (not a percentage) followed closely by it."""
+    """The sentence states a count of `noun`: a number (not a percentage) followed closely by it, or "the number of
+    `noun` is N"."""
     words = re.findall(r"[\w,.%-]+", sentence.lower())
     wanted = stem(noun)
     for i, word in enumerate(words):
@@ -32,8 +35,7 @@ def counts(sentence: str, noun: str) -> bool:
             after = {stem(w.strip(".,")) for w in words[i + 1 : i + 1 + COUNT_WINDOW]}
             if wanted in after and "%" not in words[i + 1 : i + 2]:
                 return True
-    return False
-
+    return bool(_NUMBER_OF.search(sentence)) and any(stem(w) == wanted for w in _NUMBER_OF.findall(sentence))
 
 
 VALUE_WINDOW = 6  # a number within this many words of the attribute ("the batch size is set to 128")

@@ -85,14 +85,17 @@ def _names(hit: Hit) -> set[str]:
 
 def named_papers(question: str, hits: Sequence[Hit]) -> list[int]:
     """Source numbers (1-based) of the retrieved papers the question names by a name only that paper uses (a name
-    several sources use, "LLMs", names none of them)."""
+    several papers use, "LLMs", names none of them); the first source of each, when a paper has several windows."""
     q = question.lower()
     texts = [f"{h.paper.title} {h.text}".lower() for h in hits]
-    out = []
+    out: list[int] = []
     for n, h in enumerate(hits, 1):
+        if any(hits[m - 1].paper.id == h.paper.id for m in out):  # a full-text paper's further windows: named once
+            continue
         for name in _names(h):
             pattern = rf"\b{re.escape(name.lower())}\b"
-            if re.search(pattern, q) and sum(bool(re.search(pattern, t)) for t in texts) == 1:
+            papers = {hits[m].paper.id for m, t in enumerate(texts) if re.search(pattern, t)}  # papers, not windows
+            if re.search(pattern, q) and len(papers) == 1:
                 out.append(n)
                 break
     return out

@@ -1,9 +1,9 @@
 """Every quotable sentence of the retrieved sources, scored for how well it answers the question.
 
 score(sentence) = cosine(question, sentence) + OVERLAP_WEIGHT * share of the question's words it contains
-                + PAPER_PRIOR * the paper's own relevance (BODY_WEIGHT less for a full-text body window) + a role weight (rag.corpus.roles): a result or conclusion is
-                  what answers a question; an aim or background sentence only restates it, unless the question
-                  asks for the aim
+                + PAPER_PRIOR * the paper's own relevance (BODY_WEIGHT less for a full-text body window)
+                + a role weight (rag.corpus.roles): a result or conclusion is what answers a question; an aim or
+                  background sentence only restates it, unless the question asks for the aim
 A sentence that is itself a question ("One question is whether ...?") is never quoted.
 """
 

@@ -12,13 +12,15 @@ hits (whose numbers do not change). An abstract-only library is left exactly as 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from rag.filters import Filters
 from rag.index.records import paper_from_metadata, stored_text
 from rag.retrieve.retriever import Retriever
 from rag.types import Hit
 
 TOP_PAPERS = 2  # the papers that get more windows: the answer is nearly always in the first two
-BODY_WINDOWS = 2  # further body windows of each (tried on the dev PDFs: 1 missed pages, 3 added only noise)
+BODY_WINDOWS = 2  # further body windows of each by the fused score ...
+LEXICAL_WINDOWS = 2  # ... and by BM25 alone
 
 
 def _abstract_hit(retriever: Retriever, hit: Hit, query: str) -> Hit | None:
@@ -43,14 +45,20 @@ def companions(
         return []
     have = {h.chunk_id for h in hits}
     per = BODY_WINDOWS + 1
-    more = retriever.search(query, min(retriever.settings.max_k, per * len(hits)), filters=filters, per_paper=per + 1)
+    k = min(retriever.settings.max_k, per * len(hits))
+    more = retriever.search(query, k, filters=filters, per_paper=per + 1)
+    # BM25 alone as well: a window that states a setting in the question's own words ("minibatch size") can rank
+    # low on the fused score among fifty windows of one paper on the same topic
+    worded = retriever.search(query, k, filters=filters, per_paper=per + 1, mode="lexical")
     out: list[Hit] = []
     for paper_id in papers:
         first = next(h for h in hits if h.paper.id == paper_id)
-        own = [h for h in more if h.paper.id == paper_id and h.page is not None and h.chunk_id not in have]
+        body = [h for h in more if h.paper.id == paper_id and h.page is not None and h.chunk_id not in have]
+        lexical = [h for h in worded if h.paper.id == paper_id and h.page is not None and h.chunk_id not in have]
+        own = list({h.chunk_id: h for h in [*body[:BODY_WINDOWS], *lexical[:LEXICAL_WINDOWS]]}.values())
         abstract = None if any(h.paper.id == paper_id and h.page is None for h in hits) else (
             _abstract_hit(retriever, first, query))  # fmt: skip
-        out += [*own[:BODY_WINDOWS], *([abstract] if abstract is not None else [])]
+        out += [*own, *([abstract] if abstract is not None else [])]
     if budget is not None:
         room = budget - sum(h.num_tokens for h in hits)
         kept = []
