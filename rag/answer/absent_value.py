@@ -116,7 +116,7 @@ def states_measure(sentence: str, run: Sequence[str], asked: set[str]) -> bool:
 def looked_at(hits: Sequence[Hit], floor: float, named: int | None) -> list[Hit]:
     """The sources that must state the value: the paper the question names, else those above the floor."""
     if named is not None:
-        return [hits[named - 1]]
+        return [h for h in hits if h.paper.id == hits[named - 1].paper.id]  # all its windows (full text)
     above = [h for h in hits if h.dense_score is not None and h.dense_score >= floor]
     return above or list(hits[:1])
 

@@ -28,6 +28,7 @@ from rag.answer.runlog import append as log_answer
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
 from rag.ports import Message, SupportJudge
+from rag.retrieve.companions import companions
 from rag.retrieve.retriever import Retriever
 from rag.retrieve.whole_abstracts import whole_abstracts
 from rag.settings import DEFAULT_MIN_RELEVANCE, AnswerSettings
@@ -201,6 +202,8 @@ class Assistant:
             best = self.retriever.search(side, 1, filters=filters)
             if best and all(h.paper.id != best[0].paper.id for h in found):
                 found.append(best[0])
+        if route.mode == "answer" and not (question.wants("list") or question.wants("comparison")):
+            found += companions(self.retriever, route.standalone, found, filters, budget)  # full text: more windows
         # each window widened to its whole abstract (the conclusion is most often in the last window); what is
         # embedded already is not embedded again: the search's query vector and the sentence vectors stored
         hits, stored = whole_abstracts(found, self.retriever)

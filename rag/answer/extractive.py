@@ -15,11 +15,11 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.answer import paper_lines, paper_pick
-from rag.answer.absent_value import name_gap, value_gap
+from rag.answer.absent_value import asked_value, name_gap, value_gap
 from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
 from rag.answer.citations import REFUSAL
-from rag.answer.counting import NUMBER_WORD, counts
+from rag.answer.counting import NUMBER_WORD, counts, states_value
 from rag.answer.definitions import definition
 from rag.answer.library import authored, authorship_answer, restricted
 from rag.answer.metadata import metadata_answer
@@ -99,11 +99,15 @@ class ExtractiveBackend:
             scored = [c for c in scored if NUMBER_WORD.search(c.text)]
             noun = question.counted if len(question.parts) < 2 else None
             meant = identified_paper(question.text, hits)  # "the Zorp123 benchmark": what that paper speaks of
-            about = [c for c in scored if c.n == meant] if meant is not None else scored
+            about = [c for c in scored if same_paper(hits, c.n, meant)] if meant is not None else scored
             if noun and any(stem(noun) in {stem(w) for w in re.findall(r"\w+", c.text.lower())} for c in about):
                 # "how many X" where the sources speak of X: a count of X answers, not any number (when they never
                 # name X, the question may name it in other words: any number may answer)
                 scored = [c for c in scored if counts(c.text, noun)]
+        if any(h.page is not None for h in hits) and asked_value(question) == "number":  # full text: "what weight
+            # decay": a sentence giving the attribute a value ("a weight decay of 0.0001"), when one answers well enough
+            valued = [c for c in scored if any(states_value(c.text, phrase) for phrase in question.focus)]
+            scored = valued if valued and valued[0].score >= MIN_SCORE else scored
         # "which of them saves parameters?": the sentences that say by how much. Not for a list (every paper that
         # addresses it is listed), "how much" (its numbers are chosen above) or yes/no (its conclusion answers)
         other = question.wants("list") or question.wants("quantity") or question.wants("yes_no")
@@ -150,7 +154,7 @@ class ExtractiveBackend:
         if meant is None and question.wants("two_step"):  # "the paper whose scorer is X: how many ...": that paper
             meant = paper_pick.two_step_paper(question.text, hits)
         if meant is not None and len(named) < 2:  # "the Zorp123 benchmark"
-            own = [c for c in scored if c.n == meant]
+            own = [c for c in scored if same_paper(hits, c.n, meant)]
             scored = own if own and own[0].score >= MIN_SCORE else scored
         if mine:  # the author or venue named the papers: their best sentences answer
             scored = [c for c in scored if c.n in mine] or scored
@@ -187,6 +191,11 @@ class ExtractiveBackend:
                 chosen.append(c)
                 per_paper[c.n] = per_paper.get(c.n, 0) + 1
         return chosen
+
+
+def same_paper(hits: Sequence[Hit], n: int, m: int) -> bool:
+    """Sources n and m are windows of one paper (a full-text paper may be retrieved as several)."""
+    return hits[n - 1].paper.id == hits[m - 1].paper.id
 
 
 def _finding_rank(question: Question, c: Scored) -> float:

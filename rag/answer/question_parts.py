@@ -85,14 +85,17 @@ def _names(hit: Hit) -> set[str]:
 
 def named_papers(question: str, hits: Sequence[Hit]) -> list[int]:
     """Source numbers (1-based) of the retrieved papers the question names by a name only that paper uses (a name
-    several sources use, "LLMs", names none of them)."""
+    several papers use, "LLMs", names none of them); the first source of each, when a paper has several windows."""
     q = question.lower()
     texts = [f"{h.paper.title} {h.text}".lower() for h in hits]
-    out = []
+    out: list[int] = []
     for n, h in enumerate(hits, 1):
+        if any(hits[m - 1].paper.id == h.paper.id for m in out):  # a full-text paper's further windows: named once
+            continue
         for name in _names(h):
             pattern = rf"\b{re.escape(name.lower())}\b"
-            if re.search(pattern, q) and sum(bool(re.search(pattern, t)) for t in texts) == 1:
+            papers = {hits[m].paper.id for m, t in enumerate(texts) if re.search(pattern, t)}  # papers, not windows
+            if re.search(pattern, q) and len(papers) == 1:
                 out.append(n)
                 break
     return out
@@ -110,4 +113,4 @@ def identified_paper(question: str, hits: Sequence[Hit]) -> int | None:
     mentioned = {tuple(n for n, text in enumerate(texts, 1) if re.search(rf"\b{re.escape(t)}\b", text)) for t in terms}
     mentioned.discard(())  # a name no source mentions says nothing here (the abstention check handles it)
     only = next(iter(mentioned)) if len(mentioned) == 1 else ()
-    return only[0] if len(only) == 1 else None
+    return only[0] if only and len({hits[n - 1].paper.id for n in only}) == 1 else None  # windows of one paper

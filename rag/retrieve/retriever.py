@@ -250,6 +250,13 @@ class Retriever:
         docs = self.docs
         return None if docs is None or self.stale else docs.best_sentence_cosines(chunk_ids, qvec)
 
+    def cosine(self, chunk_id: str, query: str) -> float | None:
+        """One stored chunk's cosine to the query (None: no local vectors to compute it from)."""
+        docs = self.docs
+        if docs is None or self.stale or chunk_id not in docs:
+            return None
+        return float(docs.cosines_of([chunk_id], self.query_vector(query))[0])
+
     def sentence_vectors(self, chunk_id: str) -> np.ndarray | None:
         """The chunk's sentence vectors stored at index time (None: embed them when needed)."""
         docs = self.docs
