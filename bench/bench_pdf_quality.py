@@ -131,7 +131,8 @@ def main() -> int:
         else:
             row["got"] = {"warning": warnings[:1]}
         rows.append(row)
-    summary = {group: _summary([r for r in rows if r["group"] == group]) for group in sorted({r["group"] for r in rows})}
+    groups = sorted({r["group"] for r in rows})
+    summary = {group: _summary([r for r in rows if r["group"] == group]) for group in groups}
     summary["all"] = _summary(rows)
     for r in rows:
         wrong = [k for k in ("indexed", "title", "abstract", "year", "arxiv_id", "doi") if r[k] is False]

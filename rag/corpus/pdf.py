@@ -19,13 +19,12 @@ from rag.corpus.pdf_layout import (
     columns_run_together,
     drop_running_lines,
     find_abstract,
-    glued_words,
     reading_order,
     sections,
     wide_without_gutter,
 )
 from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
-from rag.corpus.pdf_words import mend_run_together
+from rag.corpus.pdf_words import glued_words, mend_run_together
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 

@@ -24,7 +24,6 @@ _STOP_RE = re.compile(
 )  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
 # the last labelled part of a structured abstract; the body may follow in the same column without a heading
 _LAST_PART_RE = re.compile(r"^\s*(?:conclusions?|interpretation|significance)\b\s*[.:]?\s", re.IGNORECASE)
-_GLUED_RE = re.compile(r"[a-z]{2}[.,;]?[A-Z][a-z]")
 _FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
 MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
@@ -228,12 +227,6 @@ def _paragraph_ends(body: Sequence[str]) -> bool:
     widths = sorted(len(line) for line in body if line)
     last = body[-1].rstrip()
     return len(widths) >= 3 and last.endswith((".", "!", "?")) and len(last) < SHORT_LINE * widths[len(widths) // 2]
-
-
-def glued_words(text: str) -> int:
-    """Words run together without a space ("sequencesCorresponding"): pypdf's layout mode writes a sidebar's line
-    straight after the body's when they overlap; its plain mode keeps them apart."""
-    return len(_GLUED_RE.findall(text))
 
 
 def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
