@@ -35,7 +35,7 @@ def _three_columns() -> str:
 
 
 def test_a_narrow_sidebar_beside_two_columns_is_read_apart_from_the_abstract() -> None:
-    lines = reading_order(_three_columns())
+    lines = reading_order(_three_columns(), sidebars=True)
     assert lines.index("Accepted 9 June 2010") < lines.index("ABSTRACT")  # the sidebar is read first, on its own
     assert lines[lines.index("ABSTRACT") + 1] == ABSTRACT[1]  # not "Received 4 May 2009 Background ..."
     abstract, _ = find_abstract(lines) or ("", 0)

@@ -76,7 +76,8 @@ def _page_text(page: Any) -> str:
 
 def _fields(source: Source, reader: Any) -> Fields | str:
     wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
-    pages = mend_run_together(drop_running_lines([reading_order(_page_text(page)) for page in wanted]))
+    read = [reading_order(_page_text(page), sidebars=i == 0) for i, page in enumerate(wanted)]
+    pages = mend_run_together(drop_running_lines(read))
     if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}

@@ -109,10 +109,11 @@ def columns_run_together(layout: str, plain: str) -> bool:
     return wide_without_gutter(layout) and _median_width(plain) < MERGED_RATIO * _median_width(layout)
 
 
-def reading_order(page_text: str, depth: int = 0) -> list[str]:
-    """A page's lines in reading order, whitespace collapsed; "" marks a paragraph break. A column is itself
-    looked at for a gutter once more: a journal's narrow sidebar (affiliations, dates, licence) beside a
-    two-column body is a third column, read apart rather than line by line with the abstract beside it."""
+def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> list[str]:
+    """A page's lines in reading order, whitespace collapsed; "" marks a paragraph break. With `sidebars` (a first
+    page), a column is itself looked at for a gutter once more: a journal's narrow sidebar (affiliations, dates,
+    licence) beside a two-column body is a third column, read apart rather than line by line with the abstract
+    beside it. Other pages are not split further: a table's columns would be taken for a sidebar."""
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
     gutter = _gutter(lines)
     if gutter is None:
@@ -123,8 +124,8 @@ def reading_order(page_text: str, depth: int = 0) -> list[str]:
 
     def flush() -> None:
         for column in (left, right):
-            if depth < MAX_COLUMN_DEPTH and _gutter(column) is not None:
-                out.extend(reading_order("\n".join(column), depth + 1))
+            if sidebars and depth < MAX_COLUMN_DEPTH and _gutter(column) is not None:
+                out.extend(reading_order("\n".join(column), sidebars, depth + 1))
             else:
                 out.extend(_text(line) if line.strip() else "" for line in column)
             column.clear()
@@ -135,7 +136,8 @@ def reading_order(page_text: str, depth: int = 0) -> list[str]:
                 if column and column[-1].strip():
                     column.append("")
             continue
-        if any(ch != " " for ch in line[gutter - 1 : gutter + 2]) and len(line) > gutter + 2:  # a full-width line
+        crosses = any(ch != " " for ch in line[gutter - 1 : gutter + 2])  # a full-width line, but in a column split
+        if crosses and (depth == 0 or len(line) > gutter + 2):  # once more a line may just touch the inner gutter
             flush()
             out.append(_text(line))
             continue
