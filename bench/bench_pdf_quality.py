@@ -47,14 +47,18 @@ def norm(text: str | None) -> str:
 
 def score(item: dict, paper: object | None) -> dict:
     if paper is None:
-        return {"indexed": False, "title": False, "abstract": False, "year": False, "arxiv_id": False}
+        return {"indexed": False, "title": False, "abstract": False, "year": False, "arxiv_id": False, "doi": False}
     abstract = norm(paper.abstract)  # type: ignore[attr-defined]
+    # a structured abstract's labels ("Background:", "Methods:") read once: a part read twice is not right
+    labels = re.findall(r"\b(Background|Objectives?|Methods|Results|Conclusions?|Discussion)\b[.:]?", paper.abstract)  # type: ignore[attr-defined]
     return {
         "indexed": True,
         "title": norm(paper.title) == norm(item["title"]),  # type: ignore[attr-defined]
-        "abstract": abstract.startswith(norm(item["abstract_start"])) and abstract.endswith(norm(item["abstract_end"])),
+        "abstract": abstract.startswith(norm(item["abstract_start"])) and abstract.endswith(norm(item["abstract_end"]))
+        and len(labels) == len(set(labels)),
         "year": None if item["year"] is None else paper.year == item["year"],  # type: ignore[attr-defined]
         "arxiv_id": None if item["arxiv_id"] is None else paper.arxiv_id == item["arxiv_id"],  # type: ignore[attr-defined]
+        "doi": None if not item.get("doi") else (paper.doi or "").lower() == item["doi"].lower(),  # type: ignore[attr-defined]
     }
 
 
@@ -91,6 +95,16 @@ def build(folder: Path, files: list[Path]) -> dict:
     }  # fmt: skip
 
 
+def _summary(rows: list[dict]) -> dict:
+    """Right / counted for each field; year, arXiv id and DOI count only where the truth has one."""
+    n = len(rows)
+    out = {"indexed": f"{sum(r['indexed'] for r in rows)}/{n}", "titles": f"{sum(r['title'] for r in rows)}/{n}",
+           "abstracts": f"{sum(r['abstract'] for r in rows)}/{n}"}  # fmt: skip
+    for key, name in (("year", "years"), ("arxiv_id", "arxiv_ids"), ("doi", "dois")):
+        out[name] = f"{sum(r[key] is True for r in rows)}/{sum(r[key] is not None for r in rows)}"
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--label", default="after")
@@ -109,7 +123,7 @@ def main() -> int:
     for item in truth:
         warnings: list[str] = []
         papers = read_papers([folder / item["file"]], on_error="skip", warn=warnings.append)
-        row = {"file": item["file"], **score(item, papers[0] if papers else None)}
+        row = {"file": item["file"], "group": item.get("group", "ml"), **score(item, papers[0] if papers else None)}
         if papers:
             p = papers[0]
             row["got"] = {"title": p.title, "year": p.year, "arxiv_id": p.arxiv_id, "doi": p.doi,
@@ -117,18 +131,11 @@ def main() -> int:
         else:
             row["got"] = {"warning": warnings[:1]}
         rows.append(row)
-    with_year = sum(t["year"] is not None for t in truth)
-    with_arxiv = sum(t["arxiv_id"] is not None for t in truth)
-    n = len(truth)
-    summary = {
-        "indexed": f"{sum(r['indexed'] for r in rows)}/{n}",
-        "titles": f"{sum(r['title'] for r in rows)}/{n}",
-        "abstracts": f"{sum(r['abstract'] for r in rows)}/{n}",
-        "years": f"{sum(r['year'] is True for r in rows)}/{with_year}",
-        "arxiv_ids": f"{sum(r['arxiv_id'] is True for r in rows)}/{with_arxiv}",
-    }
+    groups = sorted({r["group"] for r in rows})
+    summary = {group: _summary([r for r in rows if r["group"] == group]) for group in groups}
+    summary["all"] = _summary(rows)
     for r in rows:
-        wrong = [k for k in ("indexed", "title", "abstract", "year", "arxiv_id") if r[k] is False]
+        wrong = [k for k in ("indexed", "title", "abstract", "year", "arxiv_id", "doi") if r[k] is False]
         print(f"{r['file']:22} wrong: {', '.join(wrong) or '-':40} {json.dumps(r['got'], ensure_ascii=False)[:200]}")
     full: dict = {}
     if not args.no_full_text:

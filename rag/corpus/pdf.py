@@ -24,7 +24,7 @@ from rag.corpus.pdf_layout import (
     wide_without_gutter,
 )
 from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
-from rag.corpus.pdf_words import mend_run_together
+from rag.corpus.pdf_words import glued_words, mend_run_together
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
@@ -34,6 +34,8 @@ NO_ABSTRACT = (
     "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph); "
     "a thesis or report? with --full-text its first paragraph of prose stands in for the abstract"
 )
+MIN_GLUED = 10  # words run together in layout mode from which a sidebar may have been written into the body's lines
+GLUED_RATIO = 3  # ... and plain mode has at most a third as many
 MIN_PAGE_CHARS = 20  # fewer visible characters in pypdf's layout text: try its plain mode for that page
 
 
@@ -59,19 +61,23 @@ def _visible(text: str) -> int:
 def _page_text(page: Any) -> str:
     """pypdf's layout text (it keeps columns apart), else its plain text: layout mode returns nothing for a page
     whose content sits in a Form XObject, where plain mode reads it all, and on some two-column pages it runs the
-    columns together line by line, where plain mode keeps the file's (column) order (issue 35)."""
+    columns together line by line, or writes a sidebar's lines straight after the body's ("sequencesCorresponding"),
+    where plain mode keeps the file's (column) order (issue 35)."""
     layout = str(page.extract_text(extraction_mode="layout"))
-    if _visible(layout) >= MIN_PAGE_CHARS and not wide_without_gutter(layout):
+    glued = glued_words(layout) >= MIN_GLUED
+    if _visible(layout) >= MIN_PAGE_CHARS and not wide_without_gutter(layout) and not glued:
         return layout
     plain = str(page.extract_text())
     if _visible(layout) >= MIN_PAGE_CHARS:  # two columns layout mode may have run together line by line
-        return plain if columns_run_together(layout, plain) else layout
+        sidebar = glued and glued_words(plain) * GLUED_RATIO < glued_words(layout)
+        return plain if sidebar or columns_run_together(layout, plain) else layout
     return plain if _visible(plain) > _visible(layout) else layout
 
 
 def _fields(source: Source, reader: Any) -> Fields | str:
     wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
-    pages = mend_run_together(drop_running_lines([reading_order(_page_text(page)) for page in wanted]))
+    read = [reading_order(_page_text(page), sidebars=i == 0) for i, page in enumerate(wanted)]
+    pages = mend_run_together(drop_running_lines(read))
     if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}

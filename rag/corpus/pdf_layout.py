@@ -17,10 +17,13 @@ _ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—
 _STOP_RE = re.compile(
     r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format|categories and subject descriptors"
     r"|general terms|received|accepted|published|citation|editor|academic editor|correspondence|copyright|©"
+    r"|(?-i:Subjects?|Subject areas|\d?\s*Department of)|how to cite|full list of author information"
     r"|funding|competing interests|data availability|author summary|open access|https?://doi\.org|doi:"
     r"|this is an open access article|licensed under|\*\s*corresponding author)\b",
     re.IGNORECASE,
 )  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
+# the last labelled part of a structured abstract; the body may follow in the same column without a heading
+_LAST_PART_RE = re.compile(r"^\s*(?:conclusions?|interpretation|significance)\b\s*[.:]?\s", re.IGNORECASE)
 _FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
 MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
@@ -46,6 +49,8 @@ MERGED_WIDTH = 105  # median characters per layout line from which a page may be
 MERGED_RATIO = 0.65  # plain mode's median line against layout mode's when the columns were run together
 EDGE_LINES = 3  # lines at the top and at the bottom of a page where running headers and footers sit
 RUNNING_SHARE = 0.4
+SHORT_LINE = 0.85  # a paragraph's last line against the median line of the text before it
+MAX_COLUMN_DEPTH = 1  # a column split once more (sidebar | column | column), no further
 MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
 MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
@@ -104,8 +109,11 @@ def columns_run_together(layout: str, plain: str) -> bool:
     return wide_without_gutter(layout) and _median_width(plain) < MERGED_RATIO * _median_width(layout)
 
 
-def reading_order(page_text: str) -> list[str]:
-    """A page's lines in reading order, whitespace collapsed; "" marks a paragraph break."""
+def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> list[str]:
+    """A page's lines in reading order, whitespace collapsed; "" marks a paragraph break. With `sidebars` (a first
+    page), a column is itself looked at for a gutter once more: a journal's narrow sidebar (affiliations, dates,
+    licence) beside a two-column body is a third column, read apart rather than line by line with the abstract
+    beside it. Other pages are not split further: a table's columns would be taken for a sidebar."""
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
     gutter = _gutter(lines)
     if gutter is None:
@@ -115,24 +123,27 @@ def reading_order(page_text: str) -> list[str]:
     right: list[str] = []
 
     def flush() -> None:
-        out.extend(left)
-        out.extend(right)
-        left.clear()
-        right.clear()
+        for column in (left, right):
+            if sidebars and depth < MAX_COLUMN_DEPTH and _gutter(column) is not None:
+                out.extend(reading_order("\n".join(column), sidebars, depth + 1))
+            else:
+                out.extend(_text(line) if line.strip() else "" for line in column)
+            column.clear()
 
     for line in lines:
         if not line.strip():
             for column in (left, right):
-                if column and column[-1]:
+                if column and column[-1].strip():
                     column.append("")
             continue
-        if any(ch != " " for ch in line[gutter - 1 : gutter + 2]):  # crosses the gutter: a full-width line
+        crosses = any(ch != " " for ch in line[gutter - 1 : gutter + 2])  # a full-width line, but in a column split
+        if crosses and (depth == 0 or len(line) > gutter + 2):  # once more a line may just touch the inner gutter
             flush()
             out.append(_text(line))
             continue
         for column, part in ((left, line[:gutter]), (right, line[gutter:])):
             if part.strip():
-                column.append(_text(part))
+                column.append(part)
     flush()
     return out
 
@@ -205,6 +216,21 @@ def _finish(text: str) -> str:
     return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
 
 
+def _sentence_goes_on(body: Sequence[str], rest: Sequence[str]) -> bool:
+    """A blank line in mid-sentence (a sidebar beside the abstract left a gap): the text before it does not end
+    a sentence and the next line starts in lower case."""
+    last = next((line for line in reversed(body) if line), "")
+    following = next((line for line in rest if line), "")
+    return bool(last) and not last.rstrip().endswith((".", "!", "?", ":")) and following[:1].islower()
+
+
+def _paragraph_ends(body: Sequence[str]) -> bool:
+    """The last line closes a sentence and stops well short of the lines before it: a paragraph's last line."""
+    widths = sorted(len(line) for line in body if line)
+    last = body[-1].rstrip()
+    return len(widths) >= 3 and last.endswith((".", "!", "?")) and len(last) < SHORT_LINE * widths[len(widths) // 2]
+
+
 def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
     """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
     words), or else the first paragraph of at least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
@@ -213,24 +239,34 @@ def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None
         if not m:
             continue
         body = [m.group(1)] if m.group(1) else []
+        last_part = False  # in a structured abstract's last labelled part ("Conclusions:"): it ends with its paragraph
         j = i + 1
         while j < len(lines):
             line = lines[j]
             words = len(_paragraph_text(body).split())
-            if _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40):
+            if _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40
+                                                                        and not _sentence_goes_on(body, lines[j:])):
                 break
             body.append(line)
             j += 1
+            last_part = last_part or bool(_LAST_PART_RE.match(line))
+            if last_part and _paragraph_ends(body):
+                break
         text = _paragraph_text(body)
         if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
             return _finish(text), j
     paragraph: list[str] = []
+    in_notice = False  # inside a licence, copyright or dates notice: it runs to the end of its sentence
     for i, line in enumerate([*lines, ""]):
         if i < skip:
+            continue
+        if in_notice:
+            in_notice = bool(line) and not line.rstrip().endswith((".", "!", "?"))
             continue
         if line and not heading_title(line) and not _STOP_RE.match(line):
             paragraph.append(line)
             continue
+        in_notice = bool(line) and bool(_STOP_RE.match(line)) and not line.rstrip().endswith((".", "!", "?"))
         text = _paragraph_text(paragraph)
         if len(text.split()) >= MIN_ABSTRACT_WORDS and _prose(text):
             return _finish(text), i

@@ -6,8 +6,9 @@ the runs of one line joined as set (small capitals come as separate runs); never
 a conference paper at ..."). The PDF's metadata title is used only when page 1 shows it too: producers leave
 internal file codes and "Microsoft Word - draft.docx" there.
 
-Identifiers: arXiv id and year from arXiv's side stamp (rotated: only pypdf's plain mode keeps it), and a DOI,
-also when the line breaks inside it.
+Identifiers: arXiv id and year from arXiv's side stamp (rotated: only pypdf's plain mode keeps it), else the year
+a journal's first page prints (copyright, "Published"/"Accepted" date, citation line), and a DOI, also when the
+line breaks inside it.
 """
 
 from __future__ import annotations
@@ -20,12 +21,25 @@ from typing import NamedTuple
 _ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Z][a-z]{2}\s+(\d{4})")
 _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
 _DOI_TAIL_RE = re.compile(r"([./_-]?)[ \t]*\n[ \t]*([-._;()/:A-Za-z0-9]+)(?=\s|$)")
+_Y = r"((?:19|20)\d{2})\b"
+_YEAR_CUES = (  # where a journal's first page prints its year: copyright, dates, the citation line
+    re.compile(r"(?:©|\bcopyright)\s*(?:©\s*)?" + _Y, re.IGNORECASE),
+    re.compile(r"\b(?:published|accepted)(?:\s+online)?:?\s+(?:\d{1,2}\s+)?(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?"
+               + _Y, re.IGNORECASE),  # fmt: skip
+    re.compile(r"\b((?:19|20)\d{2})\s*[;,]\s*\d{1,4}\s*[:(]"),  # "Postgrad Med J 2010;86:272", "BMC ... 2014, 14:1"
+    re.compile(r"\(((?:19|20)\d{2})\)\s*,?\s*\d{1,4}\s*[,:]"),  # "Clinical Science (2014) 126, 305"
+)
 _BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
 _RUNNING_HEADER = re.compile(
     r"^(published|accepted|under review|preprint|to appear|proceedings|workshop|in proceedings|journal of|vol\.)"
     r"|\b(conference paper|under review|preprint|copyright|licen[cs]e|all rights reserved)\b",
     re.IGNORECASE,
 )
+_ARTICLE_TYPE = re.compile(
+    r"(?:(?:original|research|review|brief|short|case|clinical|technical|methods?)\s+)*"
+    r"(?:article|paper|report|communication|letter|review)(?:\s+open access)?",
+    re.IGNORECASE,
+)  # a journal's label of the kind of article, set in the title's type on a line of its own
 MIN_TITLE_RATIO = 1.15  # the title's type is at least this much larger than the body's
 SMALL_CAPS = 0.78  # a title line set in small capitals only: its largest run against the title's capitals
 
@@ -81,7 +95,8 @@ def title_from_runs(runs: Sequence[Run], height: float) -> str | None:
     for y in block:  # every run on a title line (small capitals are smaller runs on the same baseline)
         line = "".join(r.text for r in top if round(r.y) == y and r.size >= 0.6 * biggest)  # fmt: skip
         lines.append(_norm(line))
-    return good_title(_join_lines(lines))
+    kept = [line for line in lines if not _ARTICLE_TYPE.fullmatch(line)]  # "Research Article" set above the title
+    return good_title(_join_lines(kept or lines))
 
 
 def _join_lines(lines: Sequence[str]) -> str:
@@ -110,6 +125,8 @@ def identifiers(first_page: str) -> dict[str, str]:
     found: dict[str, str] = {}
     if m := _ARXIV_STAMP_RE.search(first_page):
         found["arxiv_id"], found["year"] = m.group(1), m.group(2)
+    if "year" not in found and (years := [int(y) for m in _YEAR_CUES for y in m.findall(first_page)]):
+        found["year"] = str(max(years))  # the latest: a first page also shows when the work was received
     if m := _DOI_RE.search(first_page):
         found["doi"] = m.group(1) + _doi_rest(first_page[m.end() :])
     return found

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from rag.corpus.lexicon import STOPWORDS
 
 _TOKEN = re.compile(r"[A-Za-z]+")
+_GLUED_RE = re.compile(r"[a-z]{2}[.,;]?[A-Z][a-z]")
 MIN_TOKEN = 8  # shorter tokens are left alone
 MAX_PIECE = 20
 MIN_GLUED = 12  # tokens that break that way before a document counts as one with run-together words
@@ -73,3 +74,9 @@ def mend_run_together(pages: Sequence[Sequence[str]]) -> list[list[str]]:
         return " ".join(out)
 
     return [[_TOKEN.sub(mend, line) for line in lines] for lines in pages]
+
+
+def glued_words(text: str) -> int:
+    """Words run together without a space ("sequencesCorresponding"): pypdf's layout mode writes a sidebar's line
+    straight after the body's when they overlap; its plain mode keeps them apart."""
+    return len(_GLUED_RE.findall(text))
