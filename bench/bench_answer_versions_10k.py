@@ -9,7 +9,8 @@ bench/bench_answer_scale.py uses with `--keep DIR`, so either script reuses the 
 
 `run` answers from that one index with each code version in its own process (`worker`, with PYTHONPATH and
 `--code` at that version's checkout, so `rag` is imported from there), alternating old and new over the rounds
-(old first in odd rounds, new first in even ones). Each process opens the index, answers one warm-up question,
+(old first in odd rounds, new first in even ones). `worker --profile FILE` (run by hand) writes a cProfile of
+one version's timed answers. Each process opens the index, answers one warm-up question,
 then the dev questions (eval/sets/icml2025/dev.jsonl, the first `--questions`) and the library questions
 (eval/sets/icml2025/dev_library*.jsonl: authors, abbreviations, non-English, lists, the kinds issue 36 added
 routing for). Both versions read the question files of this checkout. Per round and version: p50/p95 wall time
@@ -21,6 +22,7 @@ bench/results/answer_scale_10k_versions.json.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
 import subprocess
@@ -97,6 +99,9 @@ def worker_cmd(args: argparse.Namespace) -> None:
     sets = question_sets(args.questions)
     assistant.ask(sets["dev"][0])  # the first answer loads what is lazy
     out: dict = {"open_and_warm_s": time.perf_counter() - t, "rag": str(Path(rag.__file__).parent)}
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler is not None:
+        profiler.enable()
     for name, questions in sets.items():
         wall, cpu = [], []
         for q in questions:
@@ -105,6 +110,9 @@ def worker_cmd(args: argparse.Namespace) -> None:
             wall.append(time.perf_counter() - t)
             cpu.append(time.process_time() - c)
         out[name] = {"n": len(questions), "wall_s": wall, "cpu_s": cpu}
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(args.profile)
     print(json.dumps(out))
 
 
@@ -160,12 +168,16 @@ def run_cmd(args: argparse.Namespace) -> None:
         old, new = summary["old"], summary["new"]
         summary["ratio_p50_new_over_old"] = new["p50_ms_median_of_rounds"] / old["p50_ms_median_of_rounds"]
         summary["ratio_p95_new_over_old"] = new["p95_ms_median_of_rounds"] / old["p95_ms_median_of_rounds"]
+        summary["ratio_cpu_new_over_old"] = new["cpu_ms_median_of_rounds"] / old["cpu_ms_median_of_rounds"]
         result["summary"][name] = summary
-        table.append((name, old["n_questions"], old["p50_ms_median_of_rounds"], new["p50_ms_median_of_rounds"],
-                      summary["ratio_p50_new_over_old"], old["p95_ms_median_of_rounds"],
-                      new["p95_ms_median_of_rounds"], summary["ratio_p95_new_over_old"]))  # fmt: skip
+        row: list = [name, old["n_questions"]]
+        for key in ("p50", "p95", "cpu"):
+            median = f"{key}_ms_median_of_rounds"
+            row += [old[median], new[median], summary[f"ratio_{key}_new_over_old"]]
+        table.append(row)
     common.save("answer_scale_10k_versions", result)
-    cols = ["set", "n", "old p50 ms", "new p50 ms", "new/old", "old p95 ms", "new p95 ms", "new/old"]
+    cols = ["set", "n", "old p50 ms", "new p50 ms", "new/old", "old p95 ms", "new p95 ms", "new/old", "old CPU ms",
+            "new CPU ms", "new/old"]  # fmt: skip
     print(common.table(cols, table))
 
 
@@ -184,6 +196,7 @@ def main() -> None:
     w.add_argument("--code", required=True)
     w.add_argument("--home", required=True)
     w.add_argument("--questions", type=int, default=60)
+    w.add_argument("--profile", metavar="FILE", help="write a cProfile of the timed answers to FILE (pstats)")
     args = parser.parse_args()
     {"build": build_cmd, "run": run_cmd, "worker": worker_cmd}[args.command](args)
 
