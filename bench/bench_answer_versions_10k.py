@@ -81,13 +81,41 @@ def _commit(code: Path) -> str:
     return out.stdout.strip()
 
 
+# nested: retrieve holds search, search holds query_vector (the query's embedding) and _rank (BM25 + vector scan)
+PHASES = (("Assistant", "route"), ("Assistant", "retrieve"), ("Retriever", "search"), ("Retriever", "query_vector"),
+          ("Retriever", "_rank"), ("ExtractiveBackend", "write"), ("Assistant", "verify"))  # fmt: skip
+
+
+def _time_phases(classes: dict[str, type]) -> dict[str, float]:
+    """Wrap the methods in PHASES (present in both versions) so each adds its CPU time to the returned dict."""
+    spent: dict[str, float] = {}
+
+    def timed(name: str, method):
+        def wrapper(*a, **kw):
+            c = time.process_time()
+            try:
+                return method(*a, **kw)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.process_time() - c
+
+        return wrapper
+
+    for owner, method in PHASES:
+        cls = classes[owner]
+        setattr(cls, method, timed(f"{owner}.{method}", getattr(cls, method)))
+    return spent
+
+
 def worker_cmd(args: argparse.Namespace) -> None:
     """One version's process: `rag` from `--code`, timings as one JSON line on stdout."""
     code = Path(args.code).resolve()
     sys.path.insert(0, str(code))
     import rag
     from rag.adapters.embedding import MiniLMEmbedder
+    from rag.answer.assistant import Assistant
+    from rag.answer.extractive import ExtractiveBackend
     from rag.factory import open_assistant
+    from rag.retrieve.retriever import Retriever
     from rag.settings import load_settings
 
     if not Path(rag.__file__).resolve().is_relative_to(code):
@@ -102,14 +130,17 @@ def worker_cmd(args: argparse.Namespace) -> None:
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:
         profiler.enable()
+    spent = _time_phases({"Assistant": Assistant, "Retriever": Retriever, "ExtractiveBackend": ExtractiveBackend})
     for name, questions in sets.items():
-        wall, cpu = [], []
+        wall, cpu, phases = [], [], []
         for q in questions:
+            spent.clear()
             t, c = time.perf_counter(), time.process_time()
             assistant.ask(q)
             wall.append(time.perf_counter() - t)
             cpu.append(time.process_time() - c)
-        out[name] = {"n": len(questions), "wall_s": wall, "cpu_s": cpu}
+            phases.append(dict(spent))
+        out[name] = {"n": len(questions), "wall_s": wall, "cpu_s": cpu, "phases_cpu_s": phases}
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(args.profile)
@@ -135,6 +166,10 @@ def _one(version: str, code: Path, args: argparse.Namespace) -> dict:
     for name in ("dev", "library"):
         r = raw[name]
         row[name] = {"n": r["n"], **_summary(r["wall_s"]), "cpu_ms_median": 1000 * common.median(r["cpu_s"])}
+        row[name]["phase_cpu_ms_median"] = {
+            f"{owner}.{method}": 1000 * common.median(p.get(f"{owner}.{method}", 0.0) for p in r["phases_cpu_s"])
+            for owner, method in PHASES
+        }
     return row
 
 
