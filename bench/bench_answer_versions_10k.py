@@ -47,8 +47,21 @@ def question_sets(n_dev: int) -> dict[str, list[str]]:
     }
 
 
-def build_cmd(args: argparse.Namespace) -> None:
+def embedder(kind: str):
+    """The real MiniLM, or the deterministic bag-of-words HashEmbedder(384) both versions ship (rag.adapters.fakes):
+    a 10k build in minutes instead of an hour on a loaded machine; its query embedding costs ~0 instead of MiniLM's."""
+    if kind == "hash":
+        from rag.adapters.fakes import HashEmbedder
+
+        return HashEmbedder(384)
     from rag.adapters.embedding import MiniLMEmbedder
+
+    model = MiniLMEmbedder()
+    model.embed_batch(["warm up"])
+    return model
+
+
+def build_cmd(args: argparse.Namespace) -> None:
     from rag.factory import build_index
     from rag.settings import load_settings
 
@@ -71,8 +84,10 @@ def build_cmd(args: argparse.Namespace) -> None:
 
     settings = load_settings(env={}, home=home, llm="extractive")
     load, t = os.getloadavg()[0], time.perf_counter()
-    build_index(settings, [corpus], embedder=MiniLMEmbedder(), progress=progress)
-    record.write_text(json.dumps({"build_s": time.perf_counter() - t, "load_avg_at_build": load}))
+    build_index(settings, [corpus], embedder=embedder(args.embedder), progress=progress)
+    record.write_text(
+        json.dumps({"build_s": time.perf_counter() - t, "load_avg_at_build": load, "embedder": args.embedder})
+    )
     print(record.read_text(), flush=True)
 
 
@@ -111,7 +126,6 @@ def worker_cmd(args: argparse.Namespace) -> None:
     code = Path(args.code).resolve()
     sys.path.insert(0, str(code))
     import rag
-    from rag.adapters.embedding import MiniLMEmbedder
     from rag.answer.assistant import Assistant
     from rag.answer.extractive import ExtractiveBackend
     from rag.factory import open_assistant
@@ -121,9 +135,8 @@ def worker_cmd(args: argparse.Namespace) -> None:
     if not Path(rag.__file__).resolve().is_relative_to(code):
         sys.exit(f"error: rag was imported from {rag.__file__}, not from {code}")
     t = time.perf_counter()
-    model = MiniLMEmbedder()
-    model.embed_batch(["warm up"])
-    assistant = open_assistant(load_settings(env={}, home=Path(args.home), llm="extractive"), embedder=model)
+    settings = load_settings(env={}, home=Path(args.home), llm="extractive")
+    assistant = open_assistant(settings, embedder=embedder(args.embedder))
     sets = question_sets(args.questions)
     assistant.ask(sets["dev"][0])  # the first answer loads what is lazy
     out: dict = {"open_and_warm_s": time.perf_counter() - t, "rag": str(Path(rag.__file__).parent)}
@@ -155,7 +168,7 @@ def _one(version: str, code: Path, args: argparse.Namespace) -> dict:
     before = os.getloadavg()
     env = {**os.environ, "PYTHONPATH": str(code)}
     cmd = [sys.executable, __file__, "worker", "--code", str(code), "--home", str(Path(args.keep) / f"home-{SIZE}"),
-           "--questions", str(args.questions)]  # fmt: skip
+           "--questions", str(args.questions), "--embedder", args.embedder]  # fmt: skip
     t = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -186,7 +199,8 @@ def run_cmd(args: argparse.Namespace) -> None:
             rounds.append(row)
             print(f"round {row['round']} {version}: dev p50 {row['dev']['p50_ms']:.1f} ms, library p50 "
                   f"{row['library']['p50_ms']:.1f} ms, load {row['load_before'][0]:.2f}", flush=True)  # fmt: skip
-    result: dict = {"machine": common.machine(), "size": SIZE, "rounds": rounds, "summary": {}}
+    result: dict = {"machine": common.machine(), "size": SIZE, "embedder": args.embedder, "rounds": rounds,
+                    "summary": {}}  # fmt: skip
     result["build"] = json.loads((Path(args.keep) / f"home-{SIZE}" / "bench_build.json").read_text())
     table = []
     for name in ("dev", "library"):
@@ -210,7 +224,7 @@ def run_cmd(args: argparse.Namespace) -> None:
             median = f"{key}_ms_median_of_rounds"
             row += [old[median], new[median], summary[f"ratio_{key}_new_over_old"]]
         table.append(row)
-    common.save("answer_scale_10k_versions", result)
+    common.save(args.out, result)
     cols = ["set", "n", "old p50 ms", "new p50 ms", "new/old", "old p95 ms", "new p95 ms", "new/old", "old CPU ms",
             "new CPU ms", "new/old"]  # fmt: skip
     print(common.table(cols, table))
@@ -221,16 +235,20 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="write the corpus and build the 10,000-paper index with this checkout")
     b.add_argument("--keep", metavar="DIR", required=True)
+    b.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     r = sub.add_parser("run", help="answer from the index with both versions, alternating")
     r.add_argument("--keep", metavar="DIR", required=True)
     r.add_argument("--old", metavar="WORKTREE", required=True, help="checkout of the old code")
     r.add_argument("--new", metavar="WORKTREE", default=str(common.ROOT), help="checkout of the new code")
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("--questions", type=int, default=60, help="dev questions per round")
+    r.add_argument("--embedder", choices=("minilm", "hash"), default="minilm", help="the one the index was built with")
+    r.add_argument("--out", default="answer_scale_10k_versions", help="results name under bench/results/")
     w = sub.add_parser("worker", help="(internal) one version's timings")
     w.add_argument("--code", required=True)
     w.add_argument("--home", required=True)
     w.add_argument("--questions", type=int, default=60)
+    w.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     w.add_argument("--profile", metavar="FILE", help="write a cProfile of the timed answers to FILE (pstats)")
     args = parser.parse_args()
     {"build": build_cmd, "run": run_cmd, "worker": worker_cmd}[args.command](args)
