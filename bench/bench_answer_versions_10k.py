@@ -1,22 +1,24 @@
 """Extractive answer latency at 10,000 papers, two code versions side by side on the same index.
 
-    .venv/bin/python bench/bench_answer_versions_10k.py build --keep DIR
-    .venv/bin/python bench/bench_answer_versions_10k.py run --keep DIR --old WORKTREE [--new WORKTREE] [--rounds 3]
+    .venv/bin/python bench/bench_answer_versions_10k.py build --keep DIR [--embedder minilm|hash]
+    .venv/bin/python bench/bench_answer_versions_10k.py run --keep DIR --old WORKTREE [--new WORKTREE]
+        [--also NAME=WORKTREE] [--rounds 3] [--embedder minilm|hash] [--out NAME]
 
 `build` writes the synthetic 10,000-paper corpus (bench/common.py: the 19 bundled papers first, then generated
-ones) and indexes it into DIR/home-10000 with this checkout's code and the real MiniLM embedder, the layout
-bench/bench_answer_scale.py uses with `--keep DIR`, so either script reuses the other's index.
+ones) and indexes it into DIR/home-10000 with this checkout's code and the real MiniLM embedder (or, with
+`--embedder hash`, the HashEmbedder both versions ship), the layout bench/bench_answer_scale.py uses with
+`--keep DIR`, so either script reuses the other's index.
 
 `run` answers from that one index with each code version in its own process (`worker`, with PYTHONPATH and
-`--code` at that version's checkout, so `rag` is imported from there), alternating old and new over the rounds
-(old first in odd rounds, new first in even ones). `worker --profile FILE` (run by hand) writes a cProfile of
-one version's timed answers. Each process opens the index, answers one warm-up question,
-then the dev questions (eval/sets/icml2025/dev.jsonl, the first `--questions`) and the library questions
-(eval/sets/icml2025/dev_library*.jsonl: authors, abbreviations, non-English, lists, the kinds issue 36 added
-routing for). Both versions read the question files of this checkout. Per round and version: p50/p95 wall time
-and median CPU time per answer, and the load averages before and after the process. Reported: the median of the
-rounds' p50 (and p95) per version and the ratio new/old of those medians. Writes
-bench/results/answer_scale_10k_versions.json.
+`--code` at that version's checkout, so `rag` is imported from there), alternating over the rounds (old, new,
+then any `--also` version in odd rounds; the reverse in even ones). Each process opens the index, answers one
+warm-up question, then the dev questions (eval/sets/icml2025/dev.jsonl, the first `--questions`) and the library
+questions (eval/sets/icml2025/dev_library*.jsonl: authors, abbreviations, non-English, lists, the kinds issue 36
+added routing for). Every version reads the question files of this checkout. Per round and version: p50/p95
+wall time, median CPU time per answer and per phase, and the load averages before and after the process.
+Reported: the median over rounds of each figure per version and its ratio to old's. Writes
+bench/results/answer_scale_10k_versions.json (or `--out`). `worker --profile FILE` (run by hand) writes a
+cProfile of one version's timed answers.
 """
 
 from __future__ import annotations
@@ -190,10 +192,15 @@ def run_cmd(args: argparse.Namespace) -> None:
     if not (Path(args.keep) / f"home-{SIZE}" / "bench_build.json").exists():
         sys.exit(f"error: no built index in {args.keep}/home-{SIZE}: run `build --keep {args.keep}` first")
     codes = {"old": Path(args.old).resolve(), "new": Path(args.new).resolve()}
+    for extra in args.also:
+        name, _, path = extra.partition("=")
+        if not path or name in codes:
+            sys.exit(f"error: --also wants NAME=WORKTREE with a new name, got {extra!r}")
+        codes[name] = Path(path).resolve()
     common.check_quiet()
     rounds = []
     for i in range(args.rounds):
-        order = ("old", "new") if i % 2 == 0 else ("new", "old")
+        order = list(codes) if i % 2 == 0 else list(reversed(codes))
         for version in order:
             row = {"round": i + 1, **_one(version, codes[version], args)}
             rounds.append(row)
@@ -205,7 +212,7 @@ def run_cmd(args: argparse.Namespace) -> None:
     table = []
     for name in ("dev", "library"):
         summary: dict = {}
-        for version in ("old", "new"):
+        for version in codes:
             mine = [r[name] for r in rounds if r["version"] == version]
             summary[version] = {
                 "n_questions": mine[0]["n"],
@@ -214,19 +221,20 @@ def run_cmd(args: argparse.Namespace) -> None:
                 "p95_ms_median_of_rounds": common.median(m["p95_ms"] for m in mine),
                 "cpu_ms_median_of_rounds": common.median(m["cpu_ms_median"] for m in mine),
             }
-        old, new = summary["old"], summary["new"]
-        summary["ratio_p50_new_over_old"] = new["p50_ms_median_of_rounds"] / old["p50_ms_median_of_rounds"]
-        summary["ratio_p95_new_over_old"] = new["p95_ms_median_of_rounds"] / old["p95_ms_median_of_rounds"]
-        summary["ratio_cpu_new_over_old"] = new["cpu_ms_median_of_rounds"] / old["cpu_ms_median_of_rounds"]
+        old = summary["old"]
+        for version in list(codes)[1:]:
+            mine = summary[version]
+            for key in ("p50", "p95", "cpu"):
+                median = f"{key}_ms_median_of_rounds"
+                mine[f"ratio_{key}_over_old"] = mine[median] / old[median]
+            table.append([name, version, old["n_questions"], old["p50_ms_median_of_rounds"],
+                          mine["p50_ms_median_of_rounds"], mine["ratio_p50_over_old"], old["p95_ms_median_of_rounds"],
+                          mine["p95_ms_median_of_rounds"], mine["ratio_p95_over_old"], old["cpu_ms_median_of_rounds"],
+                          mine["cpu_ms_median_of_rounds"], mine["ratio_cpu_over_old"]])  # fmt: skip
         result["summary"][name] = summary
-        row: list = [name, old["n_questions"]]
-        for key in ("p50", "p95", "cpu"):
-            median = f"{key}_ms_median_of_rounds"
-            row += [old[median], new[median], summary[f"ratio_{key}_new_over_old"]]
-        table.append(row)
     common.save(args.out, result)
-    cols = ["set", "n", "old p50 ms", "new p50 ms", "new/old", "old p95 ms", "new p95 ms", "new/old", "old CPU ms",
-            "new CPU ms", "new/old"]  # fmt: skip
+    cols = ["set", "version", "n", "old p50 ms", "p50 ms", "/old", "old p95 ms", "p95 ms", "/old", "old CPU ms",
+            "CPU ms", "/old"]  # fmt: skip
     print(common.table(cols, table))
 
 
@@ -240,6 +248,8 @@ def main() -> None:
     r.add_argument("--keep", metavar="DIR", required=True)
     r.add_argument("--old", metavar="WORKTREE", required=True, help="checkout of the old code")
     r.add_argument("--new", metavar="WORKTREE", default=str(common.ROOT), help="checkout of the new code")
+    r.add_argument("--also", metavar="NAME=WORKTREE", action="append", default=[],
+                   help="a further version, timed in the same rounds and compared with old")  # fmt: skip
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("--questions", type=int, default=60, help="dev questions per round")
     r.add_argument("--embedder", choices=("minilm", "hash"), default="minilm", help="the one the index was built with")
