@@ -56,6 +56,15 @@ def test_text_that_only_looks_like_markup_is_kept(text: str) -> None:
     assert undo_latex_markup(text) == text
 
 
+def test_text_without_markup_characters_skips_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every search reads its hits' stored text through this (issue 36 latency): a hyphen alone is no markup
+    import rag.corpus.latex_in_abstracts as latex
+
+    monkeypatch.setattr(latex, "_plain", lambda text: pytest.fail(f"the rules ran on {text!r}"))
+    text = "a state-of-the-art, non-i.i.d. long-tail method (10-60 ms) at 87% fewer parameters"
+    assert undo_latex_markup(text) is text
+
+
 def test_every_bundled_abstract_reads_without_markup() -> None:
     papers = list(iter_papers([CORPUS]))
     for paper in papers:

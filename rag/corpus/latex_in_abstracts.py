@@ -73,8 +73,8 @@ def _plain(text: str) -> str:
 def undo_latex_markup(text: str) -> str:
     """`10\\%` -> `10%`, `classifiers~(ACs)` -> `classifiers (ACs)`, `\\emph{x}` -> `x`, `$k$` -> `k`,
     `10--60` -> `10–60`; URLs are left whole, and text without markup comes back unchanged."""
-    if not any(c in text for c in "\\~$-"):
-        return text
+    if "\\" not in text and "~" not in text and "$" not in text and "--" not in text:
+        return text  # nothing _plain could change (a single hyphen is never markup): most stored text, every search
     out, at = [], 0
     for url in _URL.finditer(text):
         out += [_plain(text[at : url.start()]), url.group()]

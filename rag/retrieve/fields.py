@@ -13,8 +13,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*", re.UNICODE)
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+_NAME_SPLIT = re.compile(r"[\s.]+")
 # words a question starts with or leans on; never taken for a surname even when capitalised
 _NOT_NAMES = frozenset(
     """a an and are as at be by can could did do does for from had has have her his how i if in is it its may
@@ -25,9 +28,10 @@ FULL_NAME = 2  # a surname preceded by that author's first name
 SURNAME = 1
 
 
+@lru_cache(maxsize=1 << 16)  # the same authors come back on every search that names someone (latency at 10k)
 def fold(word: str) -> str:
     """Lower case, accents and possessives dropped: "Pe'er" stays "pe'er", "Müller's" -> "muller"."""
-    word = re.sub(r"['\u2019]s$", "", word.strip("'\u2019-"))
+    word = _POSSESSIVE.sub("", word.strip("'\u2019-"))
     plain = unicodedata.normalize("NFKD", word)
     return "".join(c for c in plain if not unicodedata.combining(c)).lower()
 
@@ -37,15 +41,16 @@ def name_words(question: str) -> tuple[str, ...]:
     "Zilberg". All-capital words are abbreviations, not names."""
     words = []
     for m in _NAME.finditer(question):
-        word = re.sub(r"['\u2019]s$", "", m.group(0)).strip("'\u2019-")
+        word = _POSSESSIVE.sub("", m.group(0)).strip("'\u2019-")
         if len(word) < 2 or not word[0].isupper() or word.isupper() or fold(word) in _NOT_NAMES:
             continue
         words.append(word)
     return tuple(words)
 
 
-def _parts(author: str) -> list[str]:
-    return [fold(p) for p in re.split(r"[\s.]+", author) if p.strip(".")]
+@lru_cache(maxsize=1 << 16)
+def _parts(author: str) -> tuple[str, ...]:
+    return tuple(fold(p) for p in _NAME_SPLIT.split(author) if p.strip("."))
 
 
 def author_match(names: Sequence[str], authors: Sequence[str]) -> int:
