@@ -98,15 +98,15 @@ GATES: tuple[Gate, ...] = (
     # recorded fluent answers to those questions, replayed through the openai path (planted errors in ~40 %)
     _held_out("icml2025-heldout replay", "planted_catch_rate", 0.596, 0.85),
     _held_out("icml2025-heldout replay", "faithful_flag_rate", 0.073, 0.05),
-    _held_out("icml2025-heldout replay", "refused_before_model", 10, 0),
-    _held_out("icml2025-heldout replay", "backend_share", 0.9, None),
+    _held_out("icml2025-heldout replay", "refused_before_model", 4, 0),
+    _held_out("icml2025-heldout replay", "backend_share", 0.94, None),
     _held_out("arxiv-heldout replay", "planted_catch_rate", 0.625, 0.85),
     _held_out("arxiv-heldout replay", "faithful_flag_rate", 0.156, 0.05),
-    _held_out("arxiv-heldout replay", "refused_before_model", 6, 0),
-    _held_out("arxiv-heldout replay", "backend_share", 0.86, None),
+    _held_out("arxiv-heldout replay", "refused_before_model", 1, 0),
+    _held_out("arxiv-heldout replay", "backend_share", 0.91, None),
     # the claim-checking benchmark's held-out split: 240 sentences (130 wrong, 110 faithful)
-    _held_out("claims heldout", "catch_rate", 0.585, 0.85),
-    _held_out("claims heldout", "false_flag_rate", 0.155, 0.05),
+    _held_out("claims heldout", "catch_rate", 0.623, 0.85),
+    _held_out("claims heldout", "false_flag_rate", 0.145, 0.05),
     # run gates: a run that did not really use the requested backend or judge must not pass on other figures
     Gate(ALL, "backend_share", "answers written by the requested backend", ">=", 0.8, None,
          "an LLM run whose answers silently came from the extractive fallback or were refused before the model "
