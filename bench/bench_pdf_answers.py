@@ -6,11 +6,14 @@ the pages, that state it). An answer is right when every expected value is in
 its text and the right paper is cited; for a body question with --full-text, the cited page is checked too.
 The PDFs are read from $RAG_PDF_DEV (default /work/cache/pdf_dev); skipped with a reason when absent.
 
-  python bench/bench_pdf_answers.py     -> bench/results/pdf_answers.json
+  python bench/bench_pdf_answers.py [--full-text] [--sentence-pass own|chunk|auto] [--label NAME]
+      -> bench/results/pdf_answers[-NAME].json
+(--full-text: the --full-text index only; --sentence-pass: where the stored sentence vectors come from)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -26,13 +29,15 @@ from bench.common import RESULTS  # noqa: E402
 QUESTIONS = Path(__file__).resolve().parent / "pdf_dev" / "questions.jsonl"
 
 
-def run(folder: Path, full_text: bool, questions: list[dict], model: object) -> list[dict]:
+def run(folder: Path, full_text: bool, questions: list[dict], model: object, sentence_pass: str) -> list[dict]:
     from rag.factory import build_index, open_assistant
     from rag.settings import load_settings
 
     rows = []
     with tempfile.TemporaryDirectory() as home:
-        settings = load_settings(home=Path(home), env={}).replace(full_text=full_text, llm="extractive")
+        settings = load_settings(home=Path(home), env={}).replace(
+            full_text=full_text, llm="extractive", sentence_pass=sentence_pass
+        )
         build_index(settings, [folder], embedder=model, on_error="skip", warn=lambda _: None)  # type: ignore[arg-type]
         assistant = open_assistant(settings)
         try:
@@ -56,6 +61,11 @@ def run(folder: Path, full_text: bool, questions: list[dict], model: object) -> 
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--full-text", action="store_true", help="the --full-text index only")
+    parser.add_argument("--sentence-pass", default="auto", choices=("auto", "chunk", "own"))
+    parser.add_argument("--label", default="")
+    args = parser.parse_args()
     folder = Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
     if not folder.is_dir():
         print(f"skipped: the dev PDFs are not in {folder}; see {QUESTIONS.parent}/MANIFEST.md")
@@ -67,8 +77,9 @@ def main() -> int:
     model = make_embedder(load_settings(env={}))
     started = time.perf_counter()
     result: dict = {}
-    for full_text in (False, True):
-        rows = run(folder, full_text, questions, model)
+    result["sentence_pass"] = args.sentence_pass
+    for full_text in (True,) if args.full_text else (False, True):
+        rows = run(folder, full_text, questions, model, args.sentence_pass)
         by = {w: [r for r in rows if r["where"] == w] for w in ("abstract", "body")}
         result["full_text" if full_text else "abstract_only"] = {
             "right": f"{sum(r['right'] for r in rows)}/{len(rows)}",
@@ -78,8 +89,10 @@ def main() -> int:
             "rows": rows,
         }
     result["seconds"] = round(time.perf_counter() - started, 1)
-    print(json.dumps({k: {x: y for x, y in v.items() if x != "rows"} for k, v in result.items() if k != "seconds"}))
-    (RESULTS / "pdf_answers.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
+    modes = {k: v for k, v in result.items() if isinstance(v, dict)}
+    print(json.dumps({k: {x: y for x, y in v.items() if x != "rows"} for k, v in modes.items()}))
+    out = RESULTS / f"pdf_answers{'-' + args.label if args.label else ''}.json"
+    out.write_text(json.dumps(result, indent=1, ensure_ascii=False))
     return 0
 
 
