@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS  # noqa: E402
+from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
 
 
 def _timed(work: object) -> dict:
@@ -41,7 +41,7 @@ def main() -> int:
     parser.add_argument("--passes", default="own,chunk", help="sentence passes to build with, comma-separated")
     parser.add_argument("--label", default="")
     args = parser.parse_args()
-    folder = Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+    folder = pdf_dev_folder()
     if not folder.is_dir():
         print(f"skipped: the dev PDFs are not in {folder}")
         return 0

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS  # noqa: E402
+from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
 
 QUESTIONS = Path(__file__).resolve().parent / "pdf_dev" / "questions.jsonl"
 
@@ -66,7 +65,7 @@ def main() -> int:
     parser.add_argument("--sentence-pass", default="auto", choices=("auto", "chunk", "own"))
     parser.add_argument("--label", default="")
     args = parser.parse_args()
-    folder = Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+    folder = pdf_dev_folder()
     if not folder.is_dir():
         print(f"skipped: the dev PDFs are not in {folder}; see {QUESTIONS.parent}/MANIFEST.md")
         return 0

@@ -31,7 +31,7 @@ import pypdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS  # noqa: E402
+from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
 from rag.corpus import read_papers  # noqa: E402
 from rag.index.chunking import chunk_paper  # noqa: E402
 
@@ -108,7 +108,7 @@ def _summary(rows: list[dict]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--label", default="after")
-    parser.add_argument("--folder", default=os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+    parser.add_argument("--folder", default=str(pdf_dev_folder()))
     parser.add_argument("--no-full-text", action="store_true", help="metadata only")
     parser.add_argument("--build", action="store_true", help="also time `rag index --full-text` against the encoder")
     args = parser.parse_args()

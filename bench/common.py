@@ -35,6 +35,12 @@ VENUES = ["ICML", "NeurIPS", "ICLR", "AAAI", "JMLR", "TMLR", "CVPR", "ACL", "KDD
 SYLLABLES = "ka lo mi nu re sa ti vo ze ha pe ri do gu fa ne xo ly qua bri".split()
 
 
+
+def pdf_dev_folder() -> Path:
+    """The dev PDFs of issue 35 (bench/pdf_dev/MANIFEST.md): $RAG_PDF_DEV, default /work/cache/pdf_dev."""
+    return Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+
+
 def bundled() -> list[dict]:
     return [json.loads(x) for x in (ROOT / "data" / "icml2025.jsonl").read_text().splitlines() if x.strip()]
 

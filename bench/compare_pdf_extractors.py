@@ -20,7 +20,6 @@ AGPL and left out.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import time
@@ -30,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.common import pdf_dev_folder  # noqa: E402
+
 TRUTH = ROOT / "bench" / "pdf_dev" / "truth.json"
 Pages = Callable[[Path], list[str]]
 
@@ -90,7 +91,7 @@ def extractors() -> dict[str, Pages]:
 
 
 def main() -> int:
-    folder = Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
+    folder = pdf_dev_folder()
     truth = json.loads(TRUTH.read_text())
     if not all((folder / t["file"]).exists() for t in truth):
         print(f"skipped: the dev PDFs are not in {folder}; see {TRUTH.parent}/MANIFEST.md")
