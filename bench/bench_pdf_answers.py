@@ -6,8 +6,8 @@ the pages, that state it). An answer is right when every expected value is in
 its text and the right paper is cited; for a body question with --full-text, the cited page is checked too.
 The PDFs are read from $RAG_PDF_DEV (default /work/cache/pdf_dev); skipped with a reason when absent.
 
-  python bench/bench_pdf_answers.py [--full-text] [--sentence-pass own|chunk|auto] [--label NAME]
-      -> bench/results/pdf_answers[-NAME].json
+  python bench/bench_pdf_answers.py [--set dev|heldout] [--full-text] [--sentence-pass own|chunk|auto] [--label NAME]
+      -> bench/results/pdf_answers[-heldout][-NAME].json
 (--full-text: the --full-text index only; --sentence-pass: where the stored sentence vectors come from)
 """
 
@@ -23,9 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
-
-QUESTIONS = Path(__file__).resolve().parent / "pdf_dev" / "questions.jsonl"
+from bench.common import PDF_SETS, RESULTS, pdf_set  # noqa: E402
 
 
 def run(folder: Path, full_text: bool, questions: list[dict], model: object, sentence_pass: str) -> list[dict]:
@@ -64,19 +62,21 @@ def main() -> int:
     parser.add_argument("--full-text", action="store_true", help="the --full-text index only")
     parser.add_argument("--sentence-pass", default="auto", choices=("auto", "chunk", "own"))
     parser.add_argument("--label", default="")
+    parser.add_argument("--set", default="dev", choices=PDF_SETS, help="heldout: bench/pdf_heldout, run only to report")
     args = parser.parse_args()
-    folder = pdf_dev_folder()
-    if not folder.is_dir():
-        print(f"skipped: the dev PDFs are not in {folder}; see {QUESTIONS.parent}/MANIFEST.md")
+    folder, meta = pdf_set(args.set)
+    if not folder.is_dir() or not (meta / "questions.jsonl").exists():
+        print(f"skipped: the {args.set} PDFs are not in {folder}; see {meta}/MANIFEST.md")
         return 0
     from rag.factory import make_embedder
     from rag.settings import load_settings
 
-    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    questions = [json.loads(line) for line in (meta / "questions.jsonl").read_text().splitlines() if line.strip()]
     model = make_embedder(load_settings(env={}))
     started = time.perf_counter()
     result: dict = {}
     result["sentence_pass"] = args.sentence_pass
+    result["set"] = args.set
     for full_text in (True,) if args.full_text else (False, True):
         rows = run(folder, full_text, questions, model, args.sentence_pass)
         by = {w: [r for r in rows if r["where"] == w] for w in ("abstract", "body")}
@@ -90,7 +90,8 @@ def main() -> int:
     result["seconds"] = round(time.perf_counter() - started, 1)
     modes = {k: v for k, v in result.items() if isinstance(v, dict)}
     print(json.dumps({k: {x: y for x, y in v.items() if x != "rows"} for k, v in modes.items()}))
-    out = RESULTS / f"pdf_answers{'-' + args.label if args.label else ''}.json"
+    prefix = "pdf_answers" if args.set == "dev" else f"pdf_answers-{args.set}"
+    out = RESULTS / f"{prefix}{'-' + args.label if args.label else ''}.json"
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False))
     return 0
 

@@ -12,7 +12,8 @@ Comparison is case- and punctuation-insensitive (ligatures unfolded), so "DIVIDE
 With --build, also `rag index FOLDER --full-text` (MiniLM, fresh data directory) against the encoder alone on
 exactly the texts it embeds (issue 35: at most 1.15x), with pages/s and chunks/s.
 
-  python bench/bench_pdf_quality.py [--label after] [--build]     -> bench/results/pdf_quality-<label>.json
+  python bench/bench_pdf_quality.py [--set dev|heldout] [--label after] [--build]
+      -> bench/results/pdf_quality[-heldout]-<label>.json
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ import pypdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
+from bench.common import PDF_SETS, RESULTS, pdf_set  # noqa: E402
 from rag.corpus import read_papers  # noqa: E402
 from rag.index.chunking import chunk_paper  # noqa: E402
 
-TRUTH = Path(__file__).resolve().parent / "pdf_dev" / "truth.json"
 MARKER = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
 RUNNING = re.compile(r"(?:Published as|Under review as) a conference paper", re.IGNORECASE)
 
@@ -108,16 +108,18 @@ def _summary(rows: list[dict]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--label", default="after")
-    parser.add_argument("--folder", default=str(pdf_dev_folder()))
+    parser.add_argument("--set", default="dev", choices=PDF_SETS, help="heldout: bench/pdf_heldout, run only to report")
+    parser.add_argument("--folder", default="", help="the PDFs (default: the set's folder)")
     parser.add_argument("--no-full-text", action="store_true", help="metadata only")
     parser.add_argument("--build", action="store_true", help="also time `rag index --full-text` against the encoder")
     args = parser.parse_args()
-    folder = Path(args.folder)
-    truth = json.loads(TRUTH.read_text())
+    default_folder, meta = pdf_set(args.set)
+    folder = Path(args.folder) if args.folder else default_folder
+    truth = json.loads((meta / "truth.json").read_text())
     missing = [t["file"] for t in truth if not (folder / t["file"]).exists()]
     if missing:
         names = ", ".join(missing[:3])
-        print(f"skipped: {len(missing)} dev PDFs not in {folder} ({names} ...); see {TRUTH.parent}/MANIFEST.md")
+        print(f"skipped: {len(missing)} {args.set} PDFs not in {folder} ({names} ...); see {meta}/MANIFEST.md")
         return 0
     rows = []
     for item in truth:
@@ -158,7 +160,7 @@ def main() -> int:
         full["build"] = build(folder, [folder / t["file"] for t in truth])
     print(json.dumps({"summary": summary, "full_text": full}, indent=1))
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"pdf_quality-{args.label}.json"
+    out = RESULTS / f"pdf_quality{'' if args.set == 'dev' else '-' + args.set}-{args.label}.json"
     out.write_text(json.dumps({"summary": summary, "full_text": full, "rows": rows}, indent=1, ensure_ascii=False))
     print(f"-> {out}")
     return 0

@@ -41,6 +41,20 @@ def pdf_dev_folder() -> Path:
     return Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
 
 
+PDF_SETS = ("dev", "heldout")
+
+
+def pdf_set(name: str) -> tuple[Path, Path]:
+    """(folder of the PDFs, folder of MANIFEST.md / truth.json / questions.jsonl) of a PDF set of issue 35.
+
+    "dev" is what the PDF reader was built against; "heldout" (bench/pdf_heldout, PDFs in $RAG_PDF_HELDOUT, default
+    /work/cache/pdf_heldout) was written by someone who had not read the code, and is only run to report.
+    """
+    if name == "heldout":
+        return Path(os.environ.get("RAG_PDF_HELDOUT", "/work/cache/pdf_heldout")), ROOT / "bench" / "pdf_heldout"
+    return pdf_dev_folder(), ROOT / "bench" / "pdf_dev"
+
+
 def bundled() -> list[dict]:
     return [json.loads(x) for x in (ROOT / "data" / "icml2025.jsonl").read_text().splitlines() if x.strip()]
 
