@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists fit-crosslingual clean
 
 run: setup index ask ui
 
@@ -97,6 +97,10 @@ JUDGE_MAX_TRAIN ?= 12000
 # the list model (rag/models/list_keep.json): refitted from the dev list questions of both corpora (eval/list_fit.py)
 fit-lists:
 	$(BIN)/python -m eval.list_fit --write
+
+# the cross-lingual map (rag/models/crosslingual_map.*): e5 -> MiniLM on the repo's English text, ~5-10 min on 2 cores
+fit-crosslingual:
+	$(BIN)/python -m eval.crosslingual_fit --write
 
 train-judge:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)

