@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists fit-absent clean
 
 run: setup index ask ui
 
@@ -97,6 +97,10 @@ JUDGE_MAX_TRAIN ?= 12000
 # the list model (rag/models/list_keep.json): refitted from the dev list questions of both corpora (eval/list_fit.py)
 fit-lists:
 	$(BIN)/python -m eval.list_fit --write
+
+# the absent-detail refusal model (rag/models/absent_refuse.json) from the dev questions of both corpora
+fit-absent:
+	$(BIN)/python -m eval.absent_fit --refresh --write
 
 train-judge:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
