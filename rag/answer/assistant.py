@@ -13,7 +13,6 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rag.answer.absent_model import absent_detail
 from rag.answer.abstain import retrieval_refusal
 from rag.answer.backends import AnswerBackend, ChatProvider, Draft
 from rag.answer.checked import Checked, SecondOpinion, check
@@ -25,7 +24,6 @@ from rag.answer.language import language_note
 from rag.answer.llm_backend import LLMBackend
 from rag.answer.paper_pick import two_step_parts
 from rag.answer.question import Question, analyse
-from rag.answer.question_parts import named_papers
 from rag.answer.runlog import append as log_answer
 from rag.errors import LLMError, QuestionError
 from rag.filters import Filters
@@ -145,9 +143,6 @@ class Assistant:
 
         agree = lambda: self.retrievers_agree(route.standalone, filters)  # noqa: E731  (asked only below the floor)
         reason = retrieval_refusal(route.analysed, hits, self.floors(), agree)
-        # close papers that do not give the detail asked (a learned decision, the same for every backend)
-        named = named_papers(route.analysed.text, hits)
-        reason = reason or absent_detail(route.analysed, hits, self.floors(), self.vectors, named)
         if reason:
             backend = route.backend
             draft = Draft(REFUSAL, backend.name, backend.model, "refusal", notes=(reason,), refused_before=reason)
