@@ -58,18 +58,17 @@ Row = dict[str, Any]
 
 def collect(home: Path) -> list[Row]:
     """One row per labelled dev question, with the answer path's own features."""
-    from rag.answer.abstain import retrieval_refusal
+    from rag.answer import absent_model
     from rag.answer.absent_model import eligible, features
+    from rag.answer.abstain import retrieval_refusal
     from rag.answer.citations import REFUSAL
     from rag.answer.question_parts import named_papers
     from rag.factory import build_index, lazy_embedder, open_assistant
     from rag.settings import load_settings
 
-    from rag.answer import absent_model
-
     # the refusals without the model (the extractive answer consults it after its rules): one that never refuses
     zero, one = (0.0,) * len(FEATURES), (1.0,) * len(FEATURES)
-    absent_model.stored = lambda: absent_model.Model(zero, one, zero, 0.0, 2.0)
+    absent_model.stored = lambda: absent_model.Model(zero, one, zero, 0.0, 2.0)  # type: ignore[assignment]
     rows: list[Row] = []
     base = load_settings(home=str(home), llm="extractive")
     embedder = lazy_embedder(base)
@@ -85,7 +84,7 @@ def collect(home: Path) -> list[Row]:
                 route = a.route(q.question, (), llm="extractive", model=None, summary=None)
                 hits = a.retrieve(route, None, None)
                 question = route.analysed
-                agree = lambda: a.retrievers_agree(route.standalone, None)  # noqa: E731
+                agree = lambda a=a, query=route.standalone: a.retrievers_agree(query, None)  # noqa: E731
                 before = bool(retrieval_refusal(question, hits, floors, agree))
                 refused = before or a.extractive.write(question, hits).text == REFUSAL
                 ok = bool(hits) and eligible(question)
@@ -187,8 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "what": "a close question is refused as asking a detail the sources do not give when P >= threshold",
             "features": list(FEATURES), "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
             "weights": w.round(6).tolist(), "bias": round(b, 6), "threshold": next(iter(figures.values())),
-            "fit": {"method": "L2 logistic regression, Newton (eval.list_fit.fit)", "l2": L2, "seed": SEED, "rows": len(train),
-                    "refuse_rows": int(sum(r["refuse"] for r in train)), "data": manifest,
+            "fit": {"method": "L2 logistic regression, Newton (eval.list_fit.fit)", "l2": L2, "seed": SEED,
+                    "rows": len(train), "refuse_rows": int(sum(r["refuse"] for r in train)), "data": manifest,
                     "command": "python -m eval.absent_fit --write"},
             "figures": figures,
         }, indent=1) + "\n")  # fmt: skip

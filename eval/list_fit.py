@@ -93,7 +93,7 @@ def collect(home: Path, list_k: int | None = None) -> list[Row]:
 
 # -- the model -----------------------------------------------------------------------------------------------------
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Standardised L2 logistic regression by Newton's method (`l2`: the ridge penalty): (mean, scale, weights, bias)."""
+    """Standardised L2 logistic regression by Newton's method (`l2`: ridge penalty): (mean, scale, weights, bias)."""
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])

@@ -9,7 +9,10 @@ asked thing's own words the best sentences and the paper asked about hold, and w
 number or a name the question does not. Its weights and its threshold come from `python -m eval.absent_fit`
 (`make fit-absent`), fitted on the dev questions of both corpora (unanswerable_close: refuse; questions with gold
 papers: answer) and stored with the data manifest in rag/models/absent_refuse.json; the threshold was chosen on
-leave-one-question-out probabilities so that answerable dev questions are refused at most 3 % of the time.
+leave-one-question-out probabilities so that answerable dev questions are refused at most 3 % of the time, every
+refusal counted. The extractive answer consults it after its own rules (rag.answer.extractive); an LLM is not refused
+before it speaks (the replays' backend-share gates: the recorded model refused those questions itself), and an LLM
+answer the check does not support falls back to the extractive answer, which consults it.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from rag.verify.sentence_vectors import SentenceVectors
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "absent_refuse.json"
 FEATURES = ("top_above_floor", "lead", "sentence_above_floor", "best_score", "asks_value", "asks_name",
-            "names_paper", "rare_in_best", "rare_in_paper", "thing_in_best", "thing_in_paper", "new_value_in_top", "thing_similarity",
-            "thing_with_value")  # fmt: skip
+            "names_paper", "rare_in_best", "rare_in_paper", "thing_in_best", "thing_in_paper", "new_value_in_top",
+            "thing_similarity", "thing_with_value")  # fmt: skip
 TOP = 3  # the best sentences looked at for the asked thing and a value
 _NOT_ONE_THING = ("list", "comparison", "summary", "metadata", "why")
 
@@ -132,7 +135,7 @@ def stored() -> Model:
 def absent_detail(
     question: Question, hits: Sequence[Hit], floors: Floors, vectors: SentenceVectors, named: Sequence[int],
     model: Model | None = None,
-) -> str | None:
+) -> str | None:  # fmt: skip
     """Why the sources, close as they are, do not give what the question asks (None: they may)."""
     if not hits or not eligible(question):
         return None
