@@ -36,7 +36,7 @@ from rag.verify.sentence_vectors import SentenceVectors
 MODEL = Path(__file__).resolve().parent.parent / "models" / "absent_refuse.json"
 FEATURES = ("top_above_floor", "lead", "sentence_above_floor", "best_score", "asks_value", "asks_name",
             "names_paper", "rare_in_best", "rare_in_paper", "thing_in_best", "thing_in_paper", "new_value_in_top",
-            "thing_similarity", "thing_with_value")  # fmt: skip
+            "thing_with_value")  # fmt: skip
 TOP = 3  # the best sentences looked at for the asked thing and a value
 _NOT_ONE_THING = ("list", "comparison", "summary", "metadata", "why")
 
@@ -51,11 +51,6 @@ def thing_words(question: Question) -> set[str]:
     """The words of what the question asks for: its wh-phrases' things, the attribute it asks, what it counts."""
     phrases = [*question.noun_runs, *question.focus, *([question.counted] if question.counted else [])]
     return {w for p in phrases for w in tokenize(p)}
-
-
-def thing_phrase(question: Question) -> str | None:
-    """The asked thing in words ("learning rate", "optimizer", "wells"): the first wh-phrase, else what it counts."""
-    return next(iter([*question.noun_runs, *question.focus, *([question.counted] if question.counted else [])]), None)
 
 
 def features(
@@ -79,11 +74,7 @@ def features(
     thing = thing_words(question)
     best_words = set(tokenize(" ".join(c.text for c in top)))
     paper_words = set(tokenize(about.paper.title + " " + about.text))
-    phrase = thing_phrase(question)
     texts_of_paper = [c.text for c in scored if hits[c.n - 1].paper.id == about.paper.id]
-    similarity = 0.0
-    if phrase and texts_of_paper:
-        similarity = float((vectors(texts_of_paper) @ vectors([phrase])[0]).max())
     known = {stem(t.lower().removesuffix("'s")) for t in _TOKEN.findall(question.text)}
     return {
         "top_above_floor": top_relevance(hits) - floors.relevance,
@@ -98,7 +89,6 @@ def features(
         "thing_in_best": len(thing & best_words) / len(thing) if thing else 1.0,
         "thing_in_paper": len(thing & paper_words) / len(thing) if thing else 1.0,
         "new_value_in_top": float(any(states_value(c.text, known) for c in top)),
-        "thing_similarity": similarity,
         "thing_with_value": float(any(thing & set(tokenize(t)) and states_value(t, known) for t in texts_of_paper)),
     }
 
