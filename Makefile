@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists fit-crosslingual clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists fit-crosslingual fit-absent clean
 
 run: setup index ask ui
 
@@ -101,6 +101,10 @@ fit-lists:
 # the cross-lingual map (rag/models/crosslingual_map.*): e5 -> MiniLM on the repo's English text, ~5-10 min on 2 cores
 fit-crosslingual:
 	$(BIN)/python -m eval.crosslingual_fit --write
+
+# the absent-detail refusal model (rag/models/absent_refuse.json) from the dev questions of both corpora
+fit-absent:
+	$(BIN)/python -m eval.absent_fit --refresh --write
 
 train-judge:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)

@@ -92,13 +92,13 @@ def collect(home: Path, list_k: int | None = None) -> list[Row]:
 
 
 # -- the model -----------------------------------------------------------------------------------------------------
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Standardised L2 logistic regression by Newton's method: (mean, scale, weights, bias)."""
+def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Standardised L2 logistic regression by Newton's method (`l2`: ridge penalty): (mean, scale, weights, bias)."""
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     w = np.zeros(z.shape[1])
-    penalty = np.full(z.shape[1], L2)
+    penalty = np.full(z.shape[1], l2)
     penalty[-1] = 0.0  # the bias is not shrunk
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-z @ w))

