@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag.index.calibration import Embed, spread_questions
+from rag.index.calibration import MIN_WORDS, Embed, spread_questions
 from rag.index.docstore import DocStore, FitMap
+from rag.text import split_sentences
 
 RIDGE = 1.0  # λ, chosen on PubMedQA dev among 0.1, 1, 3, 10, 30 (SciFact's first 500 abstracts agreed)
 MIN_PAIRS = 10  # fewer sentences than this fit nothing: the pooled vectors are kept as they are
+# the "mixed" pass pools only body windows: the map is fitted on sentences of those, spread over all of them, as many
+# as it was tuned on (300: 2 from each of 150 PubMedQA papers, section 9a), not 2 per paper (32 for 16 PDFs)
+BODY_PAIRS = 300
 
 
 def fit_map(pooled: np.ndarray, own: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
@@ -31,11 +35,35 @@ def fit_map(pooled: np.ndarray, own: np.ndarray, ridge: float = RIDGE) -> np.nda
     return np.linalg.solve(x.T @ x + ridge * eye, x.T @ y + ridge * eye).astype(np.float32)
 
 
-def map_fitter(embed: Embed) -> FitMap:
-    """A function fitting the map on a docstore whose sentence vectors are still pooled (DocStoreBuilder.finish)."""
+def body_pairs(docs: DocStore, wanted: int = BODY_PAIRS) -> list[tuple[str, np.ndarray]]:
+    """Up to `wanted` sentences of body windows (those with a page) and their stored vectors, the same number
+    from each window and the windows spread evenly over the library."""
+    rows = [row for row, cid in enumerate(docs.ids) if (c := docs.get(cid)) is not None and c.metadata.get("page")]
+    if not rows:
+        return []
+    per_window = -(-wanted // len(rows))
+    step = max(1, len(rows) // wanted)
+    out: list[tuple[str, np.ndarray]] = []
+    for row in rows[::step]:
+        chunk = docs.get(docs.ids[row])
+        stored = docs.sentence_vectors(docs.ids[row])
+        sentences = split_sentences(chunk.text) if chunk is not None else []
+        if stored is None or len(stored) != len(sentences):
+            continue
+        usable = [i for i, t in enumerate(sentences) if len(t.split()) >= MIN_WORDS]
+        out += [(sentences[i], stored[i]) for i in usable[:: max(1, len(usable) // per_window)][:per_window]]
+    return out[:wanted]
+
+
+def map_fitter(embed: Embed, sentence_pass: str = "chunk") -> FitMap:
+    """A function fitting the map on a docstore whose pooled sentence vectors are not mapped yet
+    (DocStoreBuilder.finish): on the calibration's sentences ("chunk"), or on body windows' ("mixed")."""
 
     def fit(docs: DocStore) -> np.ndarray | None:
-        pairs = [(text, vecs[i]) for _, i, text, vecs in spread_questions(docs) if vecs is not None]
+        if sentence_pass == "mixed":
+            pairs = body_pairs(docs)
+        else:
+            pairs = [(text, vecs[i]) for _, i, text, vecs in spread_questions(docs) if vecs is not None]
         if len(pairs) < MIN_PAIRS:
             return None
         own = np.asarray(embed([text for text, _ in pairs]), dtype=np.float32)
