@@ -72,6 +72,8 @@ class EmbedWriter:
             if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
                 self._submit()
         if self.on_sentences is not None and own:
+            kept = {chunk.id for chunk in own}  # in the window's order, as before the mixed pass
+            own = [chunk for _, chunk, _ in window if chunk.id in kept]
             for cid, rows in own_pass(self.model, own, self.batch_size).items():
                 self.on_sentences(cid, rows, pooled=False)
 
