@@ -42,9 +42,9 @@ def body_pairs(docs: DocStore, wanted: int = BODY_PAIRS) -> list[tuple[str, np.n
     if not rows:
         return []
     per_window = -(-wanted // len(rows))
-    step = max(1, len(rows) // wanted)
+    count = min(len(rows), -(-wanted // per_window))  # windows to read, spread evenly from the first to the last
     out: list[tuple[str, np.ndarray]] = []
-    for row in rows[::step]:
+    for row in dict.fromkeys(rows[round(k * (len(rows) - 1) / max(1, count - 1))] for k in range(count)):
         chunk = docs.get(docs.ids[row])
         stored = docs.sentence_vectors(docs.ids[row])
         sentences = split_sentences(chunk.text) if chunk is not None else []
