@@ -113,32 +113,3 @@ def test_the_reading_progress_names_each_file_as_it_starts(tmp_path: Path) -> No
     list(iter_papers([tmp_path], progress=lambda done, total, papers, current: seen.append(current)))
     assert seen[0] == "1/2 a.jsonl" and "2/2 b.jsonl" in seen and seen.index("2/2 b.jsonl") > 0
 
-
-def test_the_mixed_pass_fits_its_map_on_sentences_spread_over_the_body_windows(tmp_path: Path) -> None:
-    from rag.index.docstore import DocStoreBuilder
-    from rag.index.sentence_map import body_pairs, map_fitter
-
-    rng = np.random.default_rng(3)
-    builder = DocStoreBuilder(tmp_path / "docs", 4 * 50, 8)
-    for p in range(4):
-        for w in range(50):
-            cid = f"p{p}:{w}"
-            sentences = [f"Paper {p} window {w} sentence {i} says something long enough." for i in range(3)]
-            builder.add(cid, " ".join(sentences), {"paper_id": f"p{p}", **({"page": 1 + w // 5} if w else {})})
-            builder.set_vector(cid, rng.normal(size=8))
-            builder.set_sentence_vectors(cid, rng.normal(size=(3, 8)), pooled=w > 0)
-    builder.finish("fp", {"sentence_pass": "mixed"})
-    docs = DocStore.load(tmp_path / "docs")
-    assert docs is not None
-    pairs = body_pairs(docs, wanted=300)
-    texts = [text for text, _ in pairs]
-    assert len(pairs) == 300 and len(set(texts)) == 300  # 196 body windows: two sentences from 150 of them
-    assert not any(" window 0 " in t for t in texts)  # no abstract sentence (stored from its own pass)
-    assert {t.split()[1] for t in texts} == {"0", "1", "2", "3"}  # every paper
-    seen: list[int] = []
-
-    def embed(batch: list[str]) -> np.ndarray:
-        seen.append(len(batch))
-        return rng.normal(size=(len(batch), 8))
-
-    assert map_fitter(embed, "mixed")(docs) is not None and seen == [300]

@@ -191,7 +191,7 @@ def _build(read: _Read, settings: IndexSettings, layout: Layout, store: VectorSt
     sentence_map = None
     if sentence_pass in POOLING_PASSES and calibration_embed is not None:
         reuse = old_map is not None and old_pass == sentence_pass
-        sentence_map = old_map if reuse else map_fitter(calibration_embed, sentence_pass)
+        sentence_map = old_map if reuse else map_fitter(calibration_embed)
     try:
         if to_embed or meta_only or local is not None:
             _second_pass(read, settings, planned, to_embed, meta_only, target, writer, local)

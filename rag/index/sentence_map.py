@@ -9,22 +9,20 @@ identity, W = (PᵀP + λI)⁻¹(PᵀO + λI); every pooled vector is stored as 
 it was not fitted on (bench/bench_sentence_map.py), a sentence's own encoding finds its stored vector first among
 its chunk's sentences 97.2 % of the time against 93.3 % unmapped on PubMedQA's 422 dev abstracts (fitted on 300
 sentences of 150 papers), 96.4 % against 92.5 % on SciFact's first 500 (300 sentences), 91.7 % against 89.9 % on
-the 19 bundled abstracts (38 sentences); BENCHMARKS.md section 9a.
+the 19 bundled abstracts (38 sentences); BENCHMARKS.md section 9a. The "mixed" pass of a full-text library fits it
+the same way: on 16 ML PDFs, 300 or 600 body sentences brought pooled vectors closer on average but lined fewer up
+with their own encodings than the calibration's 2 per paper (93.0 % / 93.2 % against 94.1 %; section 11d).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rag.index.calibration import MIN_WORDS, Embed, spread_questions
+from rag.index.calibration import Embed, spread_questions
 from rag.index.docstore import DocStore, FitMap
-from rag.text import split_sentences
 
 RIDGE = 1.0  # λ, chosen on PubMedQA dev among 0.1, 1, 3, 10, 30 (SciFact's first 500 abstracts agreed)
 MIN_PAIRS = 10  # fewer sentences than this fit nothing: the pooled vectors are kept as they are
-# the "mixed" pass pools only body windows: the map is fitted on sentences of those, spread over all of them, as many
-# as it was tuned on (300: 2 from each of 150 PubMedQA papers, section 9a), not 2 per paper (32 for 16 PDFs)
-BODY_PAIRS = 300
 
 
 def fit_map(pooled: np.ndarray, own: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
@@ -35,35 +33,11 @@ def fit_map(pooled: np.ndarray, own: np.ndarray, ridge: float = RIDGE) -> np.nda
     return np.linalg.solve(x.T @ x + ridge * eye, x.T @ y + ridge * eye).astype(np.float32)
 
 
-def body_pairs(docs: DocStore, wanted: int = BODY_PAIRS) -> list[tuple[str, np.ndarray]]:
-    """Up to `wanted` sentences of body windows (those with a page) and their stored vectors, the same number
-    from each window and the windows spread evenly over the library."""
-    rows = [row for row, cid in enumerate(docs.ids) if (c := docs.get(cid)) is not None and c.metadata.get("page")]
-    if not rows:
-        return []
-    per_window = -(-wanted // len(rows))
-    count = min(len(rows), -(-wanted // per_window))  # windows to read, spread evenly from the first to the last
-    out: list[tuple[str, np.ndarray]] = []
-    for row in dict.fromkeys(rows[round(k * (len(rows) - 1) / max(1, count - 1))] for k in range(count)):
-        chunk = docs.get(docs.ids[row])
-        stored = docs.sentence_vectors(docs.ids[row])
-        sentences = split_sentences(chunk.text) if chunk is not None else []
-        if stored is None or len(stored) != len(sentences):
-            continue
-        usable = [i for i, t in enumerate(sentences) if len(t.split()) >= MIN_WORDS]
-        out += [(sentences[i], stored[i]) for i in usable[:: max(1, len(usable) // per_window)][:per_window]]
-    return out[:wanted]
-
-
-def map_fitter(embed: Embed, sentence_pass: str = "chunk") -> FitMap:
-    """A function fitting the map on a docstore whose pooled sentence vectors are not mapped yet
-    (DocStoreBuilder.finish): on the calibration's sentences ("chunk"), or on body windows' ("mixed")."""
+def map_fitter(embed: Embed) -> FitMap:
+    """A function fitting the map on a docstore whose sentence vectors are still pooled (DocStoreBuilder.finish)."""
 
     def fit(docs: DocStore) -> np.ndarray | None:
-        if sentence_pass == "mixed":
-            pairs = body_pairs(docs)
-        else:
-            pairs = [(text, vecs[i]) for _, i, text, vecs in spread_questions(docs) if vecs is not None]
+        pairs = [(text, vecs[i]) for _, i, text, vecs in spread_questions(docs) if vecs is not None]
         if len(pairs) < MIN_PAIRS:
             return None
         own = np.asarray(embed([text for text, _ in pairs]), dtype=np.float32)
