@@ -112,4 +112,3 @@ def test_the_reading_progress_names_each_file_as_it_starts(tmp_path: Path) -> No
     seen: list[str] = []
     list(iter_papers([tmp_path], progress=lambda done, total, papers, current: seen.append(current)))
     assert seen[0] == "1/2 a.jsonl" and "2/2 b.jsonl" in seen and seen.index("2/2 b.jsonl") > 0
-
