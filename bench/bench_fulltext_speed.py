@@ -1,13 +1,14 @@
 """Issue 35 item 6: a full-text PDF build against the encoder alone on the same chunks, by sentence pass.
 
-Rounds alternate, in one process with MiniLM loaded: the encoder alone on exactly the texts the build embeds
-(the chunks as embedded, batches of `embed_batch_size`), then `build_index` in a fresh data directory with each
-sentence pass asked for ("own": every sentence encoded again on its own, what "auto" gave a 16-PDF library
-before; "chunk": sentence vectors pooled from the chunk's own pass). Wall and CPU seconds of this process, and
-the 1-minute load average at the start of each timing. Medians over the rounds. The PDFs are read from
-$RAG_PDF_DEV (default /work/cache/pdf_dev); skipped with a reason when absent.
+Rounds alternate, in one process with MiniLM loaded: the encoder alone on exactly the texts the build embeds (the
+chunks as embedded, batches of `embed_batch_size`), then `build_index` in a fresh data directory with each sentence
+pass asked for ("own": every sentence encoded again on its own, what "auto" gave a 16-PDF library before; "chunk":
+sentence vectors pooled from the chunk's own pass; "mixed": the abstract's sentences on their own, body windows
+pooled, what "auto" gives a full-text library below 150 papers since BENCHMARKS.md section 11d). Wall and CPU
+seconds of this process, and the 1-minute load average at the start of each timing. Medians over the rounds. The
+PDFs are read from $RAG_PDF_DEV (default /work/cache/pdf_dev); skipped with a reason when absent.
 
-  python bench/bench_fulltext_speed.py [--rounds 3] [--passes own,chunk] [--label NAME]
+  python bench/bench_fulltext_speed.py [--rounds 3] [--passes own,chunk,mixed] [--label NAME]
       -> bench/results/fulltext_speed[-NAME].json (rewritten after every round)
 """
 

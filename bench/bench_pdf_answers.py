@@ -6,7 +6,8 @@ the pages, that state it). An answer is right when every expected value is in
 its text and the right paper is cited; for a body question with --full-text, the cited page is checked too.
 The PDFs are read from $RAG_PDF_DEV (default /work/cache/pdf_dev); skipped with a reason when absent.
 
-  python bench/bench_pdf_answers.py [--set dev|heldout] [--full-text] [--sentence-pass own|chunk|auto] [--label NAME]
+  python bench/bench_pdf_answers.py [--set dev|heldout] [--full-text] [--sentence-pass own|chunk|mixed|auto]
+      [--label NAME]
       -> bench/results/pdf_answers[-heldout][-NAME].json
 (--full-text: the --full-text index only; --sentence-pass: where the stored sentence vectors come from)
 """
@@ -60,7 +61,7 @@ def run(folder: Path, full_text: bool, questions: list[dict], model: object, sen
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--full-text", action="store_true", help="the --full-text index only")
-    parser.add_argument("--sentence-pass", default="auto", choices=("auto", "chunk", "own"))
+    parser.add_argument("--sentence-pass", default="auto", choices=("auto", "chunk", "mixed", "own"))
     parser.add_argument("--label", default="")
     parser.add_argument("--set", default="dev", choices=PDF_SETS, help="heldout: bench/pdf_heldout, run only to report")
     args = parser.parse_args()

@@ -65,9 +65,10 @@ class IndexSettings:
     sentence_vectors: bool = True
     # where sentence vectors come from (rag.index.late_chunking): "chunk" pools them from the chunk's own encoder
     # pass and maps them toward standalone encodings (rag.index.sentence_map; no second pass), "own" encodes each
-    # sentence on its own (a second pass: ~2x the embedding work), "auto" takes "chunk" from 150 papers on and
-    # "own" below. Recorded with the docstore; a change re-derives them. BENCHMARKS.md section 9a has the figures
-    sentence_pass: str = field(default="auto", metadata=value_range(choices=("auto", "chunk", "own")))
+    # sentence on its own (a second pass: ~2x the embedding work), "mixed" does "own" for abstract windows and "chunk"
+    # for full-text body windows; "auto" takes "chunk" from 150 papers on, below it "mixed" for a full-text library
+    # and "own" otherwise. Recorded with the docstore; a change re-derives them. BENCHMARKS.md sections 9a and 11d
+    sentence_pass: str = field(default="auto", metadata=value_range(choices=("auto", "chunk", "mixed", "own")))
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
     # follow a folder's symbolic links that lead out of it (never into /proc, /sys, /dev); off: warned and skipped
     follow_links: bool = False

@@ -43,8 +43,8 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
         settings = settings.replace(follow_links=True)
     with ProgressBar("reading", unit="B") as reading, ProgressBar("embedding", unit="paper") as bar:
 
-        def read_progress(done: int, total: int, papers: int) -> None:
-            reading.note(f"{papers:,} papers")
+        def read_progress(done: int, total: int, papers: int, current: str) -> None:
+            reading.note(f"{papers:,} papers, file {current}" if current else f"{papers:,} papers")
             reading.update(done, total)
 
         report = build_index(

@@ -25,7 +25,8 @@ from rag.errors import CorpusError
 from rag.types import Paper
 
 _log = logging.getLogger(__name__)
-Progress = Callable[[int, int, int], None]  # (bytes read, bytes in all files, papers so far)
+# (bytes read, bytes in all files, papers so far, the file being read: "3/16 fpn.pdf")
+Progress = Callable[[int, int, int, str], None]
 
 
 @dataclass
@@ -104,10 +105,18 @@ def _files(source: Path | str, opts: _Options, stats: CorpusStats) -> list[Path]
 class _Meter:
     def __init__(self, total: int, opts: _Options, stats: CorpusStats) -> None:
         self.total, self.done, self.opts, self.stats = total, 0, opts, stats
+        self.files = 0  # files started
+        self.current = ""
+
+    def start(self, path: Path) -> None:
+        """A new file: named on the bar before it is read (a PDF's extraction takes a while)."""
+        self.files += 1
+        self.current = f"{self.files}/{self.stats.files} {shown(path.name)}"
+        self.at(0)
 
     def at(self, position: int) -> None:
         if self.opts.progress is not None:
-            self.opts.progress(min(self.done + position, self.total), self.total, self.stats.papers)
+            self.opts.progress(min(self.done + position, self.total), self.total, self.stats.papers, self.current)
 
 
 class _Seen:
@@ -133,6 +142,7 @@ def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: Corp
                meter: _Meter, in_folder: bool = False) -> Iterator[Paper]:  # fmt: skip
     records = 0
     seen.files.append(path)
+    meter.start(path)
     with Source(path, opts.read, meter.at) as source:
         if fmt.label != "PDF":
             source.check_head()

@@ -27,6 +27,7 @@ from dataclasses import asdict
 import numpy as np
 
 from rag.index.docstore import DocStore
+from rag.index.late_chunking import POOLING_PASSES
 from rag.index.layout import Layout
 from rag.text import split_sentences
 from rag.types import Calibration
@@ -146,7 +147,7 @@ def calibrate(
     to_embed: list[tuple[int, str, np.ndarray | None, int]] = []
     # sentence vectors pooled from the chunk's pass (rag.index.late_chunking) carry their chunk's context: a
     # question is encoded on its own, so they cannot stand in for one; the pseudo-questions are embedded then
-    pooled = docs.info.get("sentence_pass") == "chunk" and embed is not None
+    pooled = docs.info.get("sentence_pass") in POOLING_PASSES and embed is not None
     # mapped toward standalone encodings (rag.index.sentence_map), pooled vectors can be the sentences a question is
     # compared with at sentence level, though not the questions themselves
     mapped = pooled and bool(docs.info.get("sentence_map"))

@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from rag.corpus import CorpusStats, Selection, iter_papers
+from rag.corpus.sources import Progress as ReadProgress
 from rag.errors import CorpusError, IndexMissingError
 from rag.index.calibration import Embed, to_json
 from rag.index.calibration import ensure as calibrate_floors
@@ -24,17 +24,20 @@ from rag.index.chunking import chunk_paper, chunk_roles, embed_text
 from rag.index.docstore import DocStore, DocStoreBuilder
 from rag.index.integrity import fingerprint as index_fingerprint
 from rag.index.integrity import trusted
-from rag.index.late_chunking import effective_pass, sentence_function
+from rag.index.late_chunking import POOLING_PASSES, effective_pass, sentence_function
 from rag.index.layout import Layout
 from rag.index.lexical import LexicalBuilder, LexicalIndex
 from rag.index.local_builder import LocalBuilder
 from rag.index.orphans import recover_rebuild
+from rag.index.paper_spool import PaperSpool
 from rag.index.records import chunk_metadata
+from rag.index.refusals import nothing_to_index, storable
 from rag.index.report import IndexReport
 from rag.index.sentence_map import map_fitter, remembering
 from rag.index.writer import WRITE_CHUNKS, EmbedWriter, Item, Progress
 from rag.ports import Embedder, VectorStore, embed_in_batches
 from rag.settings import IndexSettings
+from rag.types import Paper
 
 Warn = Callable[[str], None]
 
@@ -53,13 +56,19 @@ class _Read:
     sources: Sequence[str | Path]
     on_error: str
     selection: Selection
+    spool: PaperSpool | None = None  # full text: the first pass's papers, replayed by the second
 
 
 def _items(read: _Read, settings: IndexSettings, warn: Warn | None, **extra: object) -> Iterator[Item]:
-    """Every chunk of every paper with its metadata, streamed from the files (nothing is held whole)."""
-    papers = iter_papers(read.sources, on_error=read.on_error, warn=warn, selection=read.selection,
-                         full_text=settings.full_text, follow_links=settings.follow_links,
-                         **extra)  # type: ignore[arg-type]  # fmt: skip
+    """Every chunk of every paper with its metadata, streamed from the files (nothing is held whole), or from the
+    spool the first pass filled."""
+    if read.spool is not None and read.spool.kept:
+        papers: Iterator[Paper] = read.spool.replay()
+    else:
+        papers = iter_papers(read.sources, on_error=read.on_error, warn=warn, selection=read.selection,
+                             full_text=settings.full_text, follow_links=settings.follow_links,
+                             **extra)  # type: ignore[arg-type]  # fmt: skip
+        papers = read.spool.keep(papers) if read.spool is not None else papers
     for paper in papers:
         chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
         whole, roles = chunk_roles(paper, chunks)
@@ -80,7 +89,7 @@ def build_index(
     progress: Progress | None = None,
     warn: Warn | None = None,
     info: Warn | None = None,
-    read_progress: Callable[[int, int, int], None] | None = None,
+    read_progress: ReadProgress | None = None,
     selection: Selection | None = None,
     allow_empty: bool = False,
 ) -> IndexReport:
@@ -91,20 +100,33 @@ def build_index(
 
     Two streaming passes over the files: the first keeps only each chunk's id and hashes (to decide what to
     embed, update and remove), the second re-reads them and embeds, writes and feeds BM25 as it goes. Memory
-    stays flat in the corpus size apart from those hashes and the BM25 token arrays."""
+    stays flat in the corpus size apart from those hashes and the BM25 token arrays. Read with their full text,
+    the papers are read once: the first pass keeps them in a temporary file the second replays (PaperSpool)."""
     started = time.perf_counter()
-    read = _Read(list(sources), on_error, selection or Selection())
+    read = _Read(list(sources), on_error, selection or Selection(), PaperSpool() if settings.full_text else None)
+    try:
+        return _build(read, settings, layout, store, embedder, rebuild, progress, warn, info, read_progress,
+                      allow_empty, started)  # fmt: skip
+    finally:
+        if read.spool is not None:
+            read.spool.close()
+
+
+def _build(read: _Read, settings: IndexSettings, layout: Layout, store: VectorStore, embedder: Embedder,
+           rebuild: bool, progress: Progress | None, warn: Warn | None, info: Warn | None,
+           read_progress: ReadProgress | None, allow_empty: bool, started: float) -> IndexReport:  # fmt: skip
+    """build_index's work, its papers read through `read` (and its spool, if any)."""
     planned: dict[str, _Planned] = {}
     papers = 0
     last_paper = None
     stats = CorpusStats()
     for paper, chunk, meta in _items(read, settings, warn, info=info, progress=read_progress, stats=stats):
-        _storable(paper.source, paper.id, chunk.text, meta)
+        storable(paper.source, paper.id, chunk.text, meta)
         planned[chunk.id] = _Planned(chunk.content_hash, str(meta["meta_hash"]), paper.id)
         papers += paper.id != last_paper
         last_paper = paper.id
     if not planned and not allow_empty:
-        raise CorpusError(_nothing_to_index(read, stats, store))
+        raise CorpusError(nothing_to_index(read.selection, stats, store))
 
     layout.index_dir.mkdir(parents=True, exist_ok=True)
     live = store
@@ -132,9 +154,10 @@ def build_index(
     old_docs = None if rebuild else trusted(DocStore.load(docs_dir), docs_dir, "docstore", warn, full=True)
     # BM25 and the docstore are rebuilt together when either does not match the corpus
     local_current = all(x is not None and x.fingerprint == fingerprint for x in (current, old_docs))
-    sentence_pass = effective_pass(embedder, settings.sentence_pass, papers) if settings.sentence_vectors else ""
+    sentence_pass = (effective_pass(embedder, settings.sentence_pass, papers, settings.full_text)
+                     if settings.sentence_vectors else "")  # fmt: skip
     old_pass = str(old_docs.info.get("sentence_pass", "own")) if old_docs is not None else ""
-    old_map = old_docs.sentence_map if old_docs is not None and old_pass == "chunk" else None
+    old_map = old_docs.sentence_map if old_docs is not None and old_pass in POOLING_PASSES else None
     if old_pass == "chunk" and old_map is None:
         old_pass = "chunk, unmapped"  # pooled vectors from before the sentence map (or too few to fit one): re-derive
     if settings.sentence_vectors and old_docs is not None and (not old_docs.has_sentence_vectors
@@ -154,20 +177,21 @@ def build_index(
     if not local_current:
         docs = DocStoreBuilder(layout.docs_dir, len(planned), int(target.info["dim"]))
         sentences = sentence_function(embedder, sentence_pass, settings.embed_batch_size) if sentence_pass else None
-        pooled = sentence_pass == "chunk"
-        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences, old_pass == sentence_pass, pooled)
+        local = LocalBuilder(LexicalBuilder(), docs, old_docs, target, sentences, old_pass == sentence_pass,
+                             sentence_pass)  # fmt: skip
         if writer is not None:
             writer.on_vector = docs.set_vector
             if settings.sentence_vectors:
-                writer.on_sentences = partial(docs.set_sentence_vectors, pooled=pooled)
-                writer.chunk_pass = pooled
+                writer.on_sentences = docs.set_sentence_vectors
+                writer.sentence_pass = sentence_pass
         layout.calibration_file.unlink(missing_ok=True)  # derived from the docstore being replaced
     calibration_embed = _embed_for_calibration(embedder, settings, sentence_pass)
     if calibration_embed is not None:
         calibration_embed = remembering(calibration_embed)  # the sentence map is fitted on the same sentences
     sentence_map = None
-    if sentence_pass == "chunk" and calibration_embed is not None:
-        sentence_map = old_map if old_map is not None and old_pass == sentence_pass else map_fitter(calibration_embed)
+    if sentence_pass in POOLING_PASSES and calibration_embed is not None:
+        reuse = old_map is not None and old_pass == sentence_pass
+        sentence_map = old_map if reuse else map_fitter(calibration_embed)
     try:
         if to_embed or meta_only or local is not None:
             _second_pass(read, settings, planned, to_embed, meta_only, target, writer, local)
@@ -208,44 +232,12 @@ def build_index(
     )
 
 
-def _storable(source: str, paper_id: str, text: str, meta: dict[str, str | int]) -> None:
-    """Refuse, in the first pass (nothing written yet), a chunk the store or the docstore could not write: text
-    that is not valid Unicode (a lone surrogate). A reader should never let one through; this keeps the promise
-    that a run either completes or leaves the index as it was, whatever a reader missed."""
-    for name, value in (("text", text), *meta.items()):
-        if isinstance(value, str) and not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                shown = value.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
-                raise CorpusError(
-                    f"{source}: paper {paper_id!r} holds text that cannot be stored as UTF-8 ({name}: '{shown[:60]}'); "
-                    "nothing was written"
-                ) from None
-
-
 def _embed_for_calibration(embedder: Embedder, settings: IndexSettings, sentence_pass: str) -> Embed | None:
     """Without stored sentence vectors, or with vectors pooled from the chunk's pass, the calibration embeds its
     pseudo-questions (a few hundred sentences)."""
-    if settings.sentence_vectors and sentence_pass != "chunk":
+    if settings.sentence_vectors and sentence_pass not in POOLING_PASSES:
         return None
     return lambda texts: np.asarray(embed_in_batches(embedder, texts, settings.embed_batch_size), dtype=np.float32)
-
-
-def _nothing_to_index(read: _Read, stats: CorpusStats, store: VectorStore) -> str:
-    """Why a run found no paper, and what indexing nothing would do to the index that is there."""
-    if stats.filtered and not stats.records:
-        why = f"--where/--since ({read.selection.describe()}) kept none of the {stats.filtered:,} records"
-    elif stats.skipped:
-        why = f"all {stats.skipped:,} records or files were skipped as bad"
-    else:
-        why = "the sources hold no papers"
-    try:
-        held = len({str(m.get("paper_id")) for _, m in store.open().iter_metadata()}) if store.exists() else 0
-    except IndexMissingError:
-        held = 0
-    keep = f"; the index keeps its {held:,} papers" if held else ""
-    return f"nothing to index: {why}{keep} (pass --allow-empty to index nothing, which empties the index)"
 
 
 def _second_pass(

@@ -5,12 +5,14 @@
   vector is the mean of that pass's token embeddings over the sentence's characters. No second pass; the
   vectors carry the chunk's context, so they sit away from standalone encodings, and are stored mapped back
   toward them by a linear map fitted on the library (rag.index.sentence_map);
-- "auto" (the default): "chunk" for a library of AUTO_CHUNK_PAPERS papers or more, "own" below
-  (BENCHMARKS.md section 9a has the dev figures behind both).
+- "mixed": the abstract's windows take the "own" pass, the full text's body windows the "chunk" pass: an
+  abstract's few sentences keep their standalone vectors (seconds), the body costs no second pass;
+- "auto" (the default): "chunk" for a library of AUTO_CHUNK_PAPERS papers or more; below, "mixed" when the library
+  is read with its full text, else "own" (BENCHMARKS.md sections 9a and 11d have the dev figures behind them).
 
 Only an embedder that can pool token spans (`pools_spans` true and an `embed_spans` method: the local MiniLM, also
-behind the factory's lazy loader) can do "chunk"; others fall back to "own". A sentence the model's window cut
-off (a chunk longer than its token limit) is encoded on its own.
+behind the factory's lazy loader) can do "chunk" or "mixed"; others fall back to "own". A sentence the model's
+window cut off (a chunk longer than its token limit) is encoded on its own.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from rag.ports import Embedder, batch_order, embed_in_batches
 from rag.text import split_sentences
 from rag.types import Chunk
 
-SENTENCE_PASSES = ("auto", "chunk", "own")
+SENTENCE_PASSES = ("auto", "chunk", "mixed", "own")
+POOLING_PASSES = ("chunk", "mixed")  # effective passes that store pooled (then mapped) sentence vectors
 # "auto": libraries of at least this many papers take the chunk's pass. The sentence map (rag.index.sentence_map) is
 # fitted on 2 sentences from each of up to 150 papers: a smaller library gives it fewer pairs than it was tuned on,
 # and its second pass costs seconds (150 PubMedQA abstracts: ~35 CPU s more than one pass)
@@ -53,11 +56,14 @@ def sentence_spans(embedded: str, chunk_text: str) -> list[tuple[int, int]]:
     return [(base + a, base + max(a + 1, b)) for a, b in zip(starts, ends, strict=True)]
 
 
-def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk]) -> tuple[
-        list[list[float]], list[list[list[float]]]]:  # fmt: skip
+def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk], pool: Sequence[bool] | None = None
+              ) -> tuple[list[list[float]], list[list[list[float]]]]:  # fmt: skip
     """One encoder pass over `texts` (the chunks as embedded): each chunk's vector and its sentence vectors
-    pooled from the same pass; sentences outside the model's window are encoded on their own."""
-    spans = [sentence_spans(text, chunk.text) for text, chunk in zip(texts, chunks, strict=True)]
+    pooled from the same pass; sentences outside the model's window are encoded on their own. `pool`: which
+    chunks want pooled sentence vectors (default all; the others get none)."""
+    wanted = [True] * len(chunks) if pool is None else pool
+    spans = [sentence_spans(text, chunk.text) if want else []
+             for text, chunk, want in zip(texts, chunks, wanted, strict=True)]  # fmt: skip
     vectors, pooled = cast(SpanEmbedder, model).embed_spans(texts, spans)
     missing = [(i, j) for i, rows in enumerate(pooled) for j, row in enumerate(rows) if row is None]
     if missing:
@@ -67,15 +73,23 @@ def late_pass(model: Embedder, texts: Sequence[str], chunks: Sequence[Chunk]) ->
     return vectors, [[row for row in rows if row is not None] for rows in pooled]
 
 
-def uses_chunk_pass(model: Embedder, sentence_pass: str, papers: int | None = None) -> bool:
-    """`sentence_pass` (the setting, or an effective "chunk"/"own") for a library of `papers` (None: large)."""
-    wanted = sentence_pass == "chunk" or (sentence_pass == "auto" and (papers is None or papers >= AUTO_CHUNK_PAPERS))
-    return wanted and getattr(model, "pools_spans", False) is True
+def effective_pass(model: Embedder, sentence_pass: str, papers: int | None = None, full_text: bool = False) -> str:
+    """The pass the stored sentence vectors really come from (recorded with the docstore), for `sentence_pass`
+    (the setting, or an effective one) and a library of `papers` (None: large) read with its full text or not."""
+    if sentence_pass == "auto":
+        large = papers is None or papers >= AUTO_CHUNK_PAPERS
+        sentence_pass = "chunk" if large else "mixed" if full_text else "own"
+    return sentence_pass if getattr(model, "pools_spans", False) is True else "own"
 
 
-def effective_pass(model: Embedder, sentence_pass: str, papers: int | None = None) -> str:
-    """The pass the stored sentence vectors really come from (recorded with the docstore)."""
-    return "chunk" if uses_chunk_pass(model, sentence_pass, papers) else "own"
+def is_abstract(chunk: Chunk) -> bool:
+    """A window of the paper's abstract (a body window has the page it starts on)."""
+    return chunk.page is None and chunk.section is None
+
+
+def pooled_for(chunk: Chunk, effective: str) -> bool:
+    """Whether `effective` (an effective pass) pools this chunk's sentence vectors from the chunk's pass."""
+    return effective == "chunk" or (effective == "mixed" and not is_abstract(chunk))
 
 
 def own_pass(model: Embedder, chunks: Sequence[Chunk], batch_size: int) -> dict[str, list[list[float]]]:
@@ -88,11 +102,14 @@ def own_pass(model: Embedder, chunks: Sequence[Chunk], batch_size: int) -> dict[
     return by_chunk
 
 
-def sentence_function(model: Embedder, sentence_pass: str, batch_size: int) -> SentenceFn:
+def sentence_function(model: Embedder, effective: str, batch_size: int) -> SentenceFn:
     """Sentence vectors for chunks whose own vector is not being computed now (unchanged chunks of an index
-    whose docstore lacks them, or holds them from the other pass)."""
-    if not uses_chunk_pass(model, sentence_pass):
-        return lambda pairs: own_pass(model, [chunk for chunk, _ in pairs], batch_size)
+    whose docstore lacks them, or holds them from another pass), by `effective` pass (see `pooled_for`)."""
+
+    def sentences(pairs: Sequence[tuple[Chunk, str]]) -> dict[str, list[list[float]]]:
+        pooled = [pair for pair in pairs if pooled_for(pair[0], effective)]
+        own = [chunk for chunk, _ in pairs if not pooled_for(chunk, effective)]
+        return {**(own_pass(model, own, batch_size) if own else {}), **(chunk_pass(pooled) if pooled else {})}
 
     def chunk_pass(pairs: Sequence[tuple[Chunk, str]]) -> dict[str, list[list[float]]]:
         ordered = [pairs[i] for i in batch_order(model, [text for _, text in pairs])]
@@ -103,4 +120,4 @@ def sentence_function(model: Embedder, sentence_pass: str, batch_size: int) -> S
             out.update({chunk.id: r for (chunk, _), r in zip(batch, rows, strict=True)})
         return out
 
-    return chunk_pass
+    return sentences

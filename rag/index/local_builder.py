@@ -11,7 +11,7 @@ from typing import Any
 
 from rag.errors import IndexMissingError
 from rag.index.docstore import DocStore, DocStoreBuilder, SentenceMap
-from rag.index.late_chunking import SentenceFn
+from rag.index.late_chunking import SentenceFn, pooled_for
 from rag.index.lexical import LexicalBuilder
 from rag.index.records import lexical_text
 from rag.index.writer import WRITE_CHUNKS
@@ -31,15 +31,16 @@ class LocalBuilder:
         store: VectorStore,
         embed_sentences: SentenceFn | None = None,
         reuse_sentences: bool = True,
-        pooled: bool = False,
+        sentence_pass: str = "own",
     ):
         """`reuse_sentences`: the old docstore's sentence vectors come from the wanted pass (else re-derived);
-        `pooled`: `embed_sentences` pools them from the chunk's pass (mapped when the docstore is finished)."""
+        `sentence_pass`: the effective pass of `embed_sentences`, which chunks it pools from the chunk's pass
+        (those are mapped when the docstore is finished; rag.index.late_chunking.pooled_for)."""
         self.lexical, self.docs, self.old, self.store = lexical, docs, old, store
         self.fetch: list[str] = []
         self.embed_sentences = embed_sentences
         self.reuse_sentences = reuse_sentences
-        self.pooled = pooled
+        self.sentence_pass = sentence_pass
         # unchanged chunks (with the text the embedder sees) whose sentence vectors the old docstore lacks
         self.sentences_todo: list[tuple[Chunk, str]] = []
 
@@ -74,8 +75,10 @@ class LocalBuilder:
 
     def _embed_sentences(self) -> None:
         if self.embed_sentences is not None and self.sentences_todo:
-            for cid, rows in self.embed_sentences(self.sentences_todo).items():
-                self.docs.set_sentence_vectors(cid, rows, pooled=self.pooled)
+            found = self.embed_sentences(self.sentences_todo)
+            for chunk, _ in self.sentences_todo:
+                pooled = pooled_for(chunk, self.sentence_pass)
+                self.docs.set_sentence_vectors(chunk.id, found[chunk.id], pooled=pooled)
         self.sentences_todo = []
 
     def finish(

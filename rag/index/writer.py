@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from rag.index.chunking import embed_text
-from rag.index.late_chunking import late_pass, own_pass
+from rag.index.late_chunking import late_pass, own_pass, pooled_for
 from rag.ports import Embedder, VectorStore, batch_order
 from rag.types import Chunk, Paper
 
@@ -40,9 +40,11 @@ class EmbedWriter:
         self._inflight: Future[int] | None = None
         self._closed = False
         self.on_vector: Callable[[str, Sequence[float]], None] | None = None  # e.g. the docstore being built
-        # the vectors of each chunk's sentences, for the answer step (None: not wanted)
-        self.on_sentences: Callable[[str, list[list[float]]], None] | None = None
-        self.chunk_pass = False  # sentence vectors pooled from the chunk's own pass (rag.index.late_chunking)
+        # the vectors of each chunk's sentences, for the answer step, and whether they are pooled (None: not wanted)
+        self.on_sentences: Callable[..., None] | None = None
+        # where sentence vectors come from (rag.index.late_chunking): "own", "chunk" (pooled from the chunk's own
+        # pass) or "mixed" (pooled for body windows, their own pass for the abstract's)
+        self.sentence_pass = "own"
         if progress:
             progress(0, papers)  # start the clock before the first batch
 
@@ -50,14 +52,18 @@ class EmbedWriter:
         # batches of similar length pad less: sort by the text the model sees (title + chunk), not the chunk alone
         seen = [(embed_text(paper, chunk.text, chunk.section), (paper, chunk, meta)) for paper, chunk, meta in window]
         pairs = [seen[i] for i in batch_order(self.model, [text for text, _ in seen])]
+        own: list[Chunk] = []  # chunks whose sentences are encoded on their own, after the window
         for start in range(0, len(pairs), self.batch_size):
             texts, batch = zip(*pairs[start : start + self.batch_size], strict=True)
-            if self.chunk_pass and self.on_sentences is not None:
-                vectors, pooled = late_pass(self.model, texts, [chunk for _, chunk, _ in batch])
-                for (_, chunk, _), sentence_rows in zip(batch, pooled, strict=True):
-                    self.on_sentences(chunk.id, sentence_rows)
+            pool = [pooled_for(chunk, self.sentence_pass) for _, chunk, _ in batch]
+            if any(pool) and self.on_sentences is not None:
+                vectors, pooled = late_pass(self.model, texts, [chunk for _, chunk, _ in batch], pool)
+                for (_, chunk, _), sentence_rows, want in zip(batch, pooled, pool, strict=True):
+                    if want:
+                        self.on_sentences(chunk.id, sentence_rows, pooled=True)
             else:
                 vectors = self.model.embed_batch(list(texts))
+            own += [chunk for (_, chunk, _), want in zip(batch, pool, strict=True) if not want]
             self.pending.extend(zip(batch, vectors, strict=True))
             if self.on_vector is not None:
                 for (_, chunk, _), vector in zip(batch, vectors, strict=True):
@@ -65,9 +71,11 @@ class EmbedWriter:
             idle = self._inflight is None or self._inflight.done()
             if len(self.pending) >= WRITE_CHUNKS or (idle and time.monotonic() - self.last_write >= WRITE_EVERY_S):
                 self._submit()
-        if self.on_sentences is not None and not self.chunk_pass:
-            for cid, rows in own_pass(self.model, [chunk for _, chunk, _ in window], self.batch_size).items():
-                self.on_sentences(cid, rows)
+        if self.on_sentences is not None and own:
+            kept = {chunk.id for chunk in own}  # in the window's order, as before the mixed pass
+            own = [chunk for _, chunk, _ in window if chunk.id in kept]
+            for cid, rows in own_pass(self.model, own, self.batch_size).items():
+                self.on_sentences(cid, rows, pooled=False)
 
     def _upsert(self, batch: list[tuple[Item, Sequence[float]]]) -> int:
         self.store.upsert(
