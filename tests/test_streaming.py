@@ -83,11 +83,17 @@ def test_csv_first_papers_arrive_before_the_end_is_read(tmp_path: Path) -> None:
 def test_progress_is_reported_by_bytes_read(tmp_path: Path) -> None:
     path = _csv(tmp_path / "p.csv", 5000)
     seen: list[tuple[int, int, int]] = []
-    list(iter_papers([path], progress=lambda done, total, papers: seen.append((done, total, papers))))
+    files: set[str] = set()
+
+    def progress(done: int, total: int, papers: int, current: str) -> None:
+        seen.append((done, total, papers))
+        files.add(current)
+
+    list(iter_papers([path], progress=progress))
     size = path.stat().st_size
     assert len(seen) > 10 and all(total == size for _, total, _ in seen)
     assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen) and seen[-1][:2] == (size, size)
-    assert seen[-1][2] == 5000
+    assert seen[-1][2] == 5000 and any("p.csv" in str(f) for f in files)  # the file being read is named
 
 
 def test_plain_progress_lines_when_stderr_is_not_a_terminal() -> None:
@@ -114,7 +120,8 @@ def test_rag_index_prints_reading_progress_lines(rag_cli, tmp_path: Path, monkey
     code, out, err = rag_cli("index", str(path), "--where", "id=p7")  # one paper to embed: the test stays fast
     assert code == 0, err
     reading = [line for line in err.splitlines() if line.startswith("reading: ")]
-    assert reading and all(re.fullmatch(r"reading: [\d.]+ kB of 1\.2 MB \(\d+%\), \d+ papers", r) for r in reading)
+    line = r"reading: [\d.]+ k?B of 1\.2 MB \(\d+%\), \d+ papers, file 1/1 c\.csv"  # the file being read is named
+    assert reading and all(re.fullmatch(line, r) for r in reading), reading
     assert "\r" not in err and out.startswith("indexed 1 papers")  # plain lines, no bar
 
 
