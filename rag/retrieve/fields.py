@@ -5,7 +5,8 @@ the embedding and "Zilberg" is one word among many for BM25. Here a capitalised 
 candidate (`name_words`); it names a paper's author when it equals an author's surname, folded for case and
 accents (`author_match`: a first name that precedes it in the question counts too, so "Junxian He" is a closer
 match than "Run He"). At search time the candidates come from BM25's posting lists (its text holds the authors),
-so no paper is scanned: only the first chunks of papers whose text holds the name are looked at.
+so no paper is scanned: only the first chunks of papers whose text holds the name are looked at, in the index's
+author table (rag.index.author_table) or, for an index written before it, read from the docstore.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Protocol
 
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
@@ -75,12 +77,35 @@ Authored = tuple[tuple[str, ...], str]  # a paper's authors, and a chunk's text
 POSTING_LIMIT = 500  # a word in more chunks than this is a common word, not a name to look up (latency)
 
 
-def authored_papers(
-    query: str, postings: Callable[[str], Sequence[str]], authors_of: Callable[[list[str]], dict[str, Authored]]
-) -> list[str]:
+class AuthorLookup(Protocol):
+    """First chunks' authors and texts: the index's author table (rag.index.author_table), or `ChunkLookup`."""
+
+    def authors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
+
+    def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool: ...
+
+
+class ChunkLookup:
+    """The lookup for an index without the table: each chunk read whole. `read(chunk ids)`: each chunk's paper's
+    authors and the chunk's text (from the docstore or the store)."""
+
+    def __init__(self, read: Callable[[list[str]], dict[str, Authored]]) -> None:
+        self._read = read
+        self._texts: dict[str, str] = {}
+
+    def authors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        found = self._read(list(chunk_ids))
+        self._texts.update((cid, text) for cid, (_, text) in found.items())
+        return {cid: authors for cid, (authors, _) in found.items()}
+
+    def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool:
+        return any(mentioned(word, self._texts[c]) for c in chunk_ids if c in self._texts)
+
+
+def authored_papers(query: str, postings: Callable[[str], Sequence[str]], lookup: AuthorLookup) -> list[str]:
     """The papers (ids) one of whose authors the query names, closest match first. `postings(word)`: the chunk ids
-    whose BM25 text holds the word; `authors_of(chunk ids)`: each chunk's paper's authors and the chunk's text (from
-    the docstore). A name some abstract mentions ("as Huang et al. showed") is a cited work's, and is left out."""
+    whose BM25 text holds the word; `lookup`: the first chunks' authors and texts. A name some abstract mentions
+    ("as Huang et al. showed") is a cited work's, and is left out."""
     names = name_words(query)
     if not names:
         return []
@@ -91,12 +116,13 @@ def authored_papers(
             firsts.update((cid, None) for cid in chunks if cid.endswith(":0"))
     if not firsts:
         return []
-    found = authors_of(list(firsts))
+    found = lookup.authors(list(firsts))
     wanted = {fold(w) for w in names}
-    candidates = {cid: authors for cid, (authors, _) in found.items() if _holds(wanted, authors)}
+    candidates = {cid: authors for cid, authors in found.items() if _holds(wanted, authors)}
     if not candidates:
         return []
-    kept = [w for w in names if not any(mentioned(w, text) for _, text in found.values())]
+    read = list(found)
+    kept = [w for w in names if not lookup.mentions(w, read)]
     scored = [(author_match(kept, authors), cid) for cid, authors in candidates.items()]
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: -s[0])
     return [cid.rsplit(":", 1)[0] for _, cid in best]
