@@ -144,12 +144,16 @@ def promote(order: list[str], fused: dict[str, float], papers: Sequence[str]) ->
     if not papers:
         return order
     top = max(fused.values(), default=1.0)
+    best: dict[str, str] = {}  # each paper's first chunk in the order (one pass: an author may have hundreds)
+    for c in order:
+        best.setdefault(c.rsplit(":", 1)[0], c)
     front = []
     for paper in papers:
-        cid = next((c for c in order if c.rsplit(":", 1)[0] == paper), f"{paper}:0")
+        cid = best.get(paper, f"{paper}:0")
         fused.setdefault(cid, top)
         front.append(cid)
-    return front + [c for c in order if c not in front]
+    moved = set(front)
+    return front + [c for c in order if c not in moved]
 
 
 _YEAR_AFTER_PAPERS = re.compile(
