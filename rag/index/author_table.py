@@ -1,9 +1,10 @@
 """The author -> papers table, written with the docstore (`author_table.json` in `docs-<collection>/`), so a search
 whose question names someone reads no chunk from the docstore (rag.retrieve.fields.authored_papers).
 
-For every paper's first chunk (id "<paper>:0") it keeps the paper's author list as stored and, inverted, every
-capitalised word of the chunk's text that a question's name word could equal (`name_spans`): a name an abstract
-itself mentions is a cited work's, and the author lookup leaves it out. An index written before the table is read
+For every paper's first chunk (id "<paper>:0") it keeps the paper's author list as stored, the papers of each
+author surname (`fold`ed: case, accents and possessives dropped), and, inverted, every capitalised word of the
+chunk's text that a question's name word could equal (`name_spans`): a name an abstract itself mentions is a cited
+work's, and the author lookup leaves it out. An index written before the table is read
 the old way (each chunk from the docstore) until `rag index` rewrites its docstore.
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,22 @@ TABLE = "author_table.json"
 FORMAT = 1
 _RUN = re.compile(r"\w+")
 _JOINERS = frozenset("'\u2019-")  # the characters besides word characters a name word may hold ("Pe'er", "Li-Wei")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+_NAME_SPLIT = re.compile(r"[\s.]+")
+
+
+@lru_cache(maxsize=1 << 16)  # the same authors come back on every search that names someone (latency at 10k)
+def fold(word: str) -> str:
+    """Lower case, accents and possessives dropped: "Pe'er" stays "pe'er", "Müller's" -> "muller"."""
+    word = _POSSESSIVE.sub("", word.strip("'\u2019-"))
+    plain = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in plain if not unicodedata.combining(c)).lower()
+
+
+@lru_cache(maxsize=1 << 16)
+def author_parts(author: str) -> tuple[str, ...]:
+    """An author's names, folded, surname last: "Junxian He" -> ("junxian", "he")."""
+    return tuple(fold(p) for p in _NAME_SPLIT.split(author) if p.strip("."))
 
 
 def name_spans(text: str) -> set[str]:
@@ -52,6 +71,7 @@ class AuthorTableBuilder:
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.authors: list[str] = []
+        self.surnames: dict[str, list[int]] = {}
         self.mentions: dict[str, list[int]] = {}
 
     def add(self, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> None:
@@ -59,22 +79,29 @@ class AuthorTableBuilder:
             return
         row = len(self.ids)
         self.ids.append(chunk_id)
-        self.authors.append(str(metadata.get("authors") or ""))
+        authors = str(metadata.get("authors") or "")
+        self.authors.append(authors)
+        for surname in dict.fromkeys(p[-1] for a in authors.split(AUTHOR_SEP) if (p := author_parts(a))):
+            self.surnames.setdefault(surname, []).append(row)
         for span in name_spans(text):
             self.mentions.setdefault(span, []).append(row)
 
     def write(self, directory: Path) -> None:
-        table = {"format": FORMAT, "ids": self.ids, "authors": self.authors, "mentions": self.mentions}
+        table = {"format": FORMAT, "ids": self.ids, "authors": self.authors, "surnames": self.surnames,
+                 "mentions": self.mentions}  # fmt: skip
         (directory / TABLE).write_text(json.dumps(table, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 class AuthorTable:
-    """The table as written: each first chunk's authors, and which first chunks' texts mention a word."""
+    """The table as written: each first chunk's authors, the first chunks of each surname, and which first chunks'
+    texts mention a word."""
 
-    def __init__(self, ids: list[str], authors: list[str], mentions: dict[str, list[int]]) -> None:
+    def __init__(
+        self, ids: list[str], authors: list[str], surnames: dict[str, list[int]], mentions: dict[str, list[int]]
+    ) -> None:
         self._rows = {cid: n for n, cid in enumerate(ids)}
         self._authors = authors
-        self._ids = ids
+        self._surnames = surnames
         self._mentions = mentions
 
     @classmethod
@@ -85,7 +112,7 @@ class AuthorTable:
             raw = json.loads((directory / TABLE).read_text(encoding="utf-8"))
             if raw.get("format") != FORMAT or len(raw["ids"]) != len(raw["authors"]):
                 return None
-            return cls(list(raw["ids"]), list(raw["authors"]), dict(raw["mentions"]))
+            return cls(list(raw["ids"]), list(raw["authors"]), dict(raw["surnames"]), dict(raw["mentions"]))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -94,12 +121,16 @@ class AuthorTable:
 
     def authors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """Each first chunk's paper's authors, in the order asked (ids not in the table left out)."""
-        found = {}
-        for cid in chunk_ids:
-            row = self._rows.get(cid)
-            if row is not None:
-                found[cid] = tuple(self._authors[row].split(AUTHOR_SEP))
-        return found
+        rows = ((cid, self._rows.get(cid)) for cid in chunk_ids)
+        return {cid: tuple(self._authors[row].split(AUTHOR_SEP)) for cid, row in rows if row is not None}
+
+    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The authors of those first chunks, in the order asked, one of whose authors has one of these (folded)
+        surnames."""
+        held = {row for s in surnames for row in self._surnames.get(s, ())}
+        if not held:
+            return {}
+        return self.authors([cid for cid in chunk_ids if self._rows.get(cid, -1) in held])
 
     def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool:
         """Whether the text of one of these first chunks mentions the word (as `rag.retrieve.fields.mentioned`)."""

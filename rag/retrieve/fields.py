@@ -12,14 +12,13 @@ author table (rag.index.author_table) or, for an index written before it, read f
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Protocol
+
+from rag.index.author_table import author_parts, fold
 
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
-_NAME_SPLIT = re.compile(r"[\s.]+")
 # words a question starts with or leans on; never taken for a surname even when capitalised
 _NOT_NAMES = frozenset(
     """a an and are as at be by can could did do does for from had has have her his how i if in is it its may
@@ -28,14 +27,6 @@ _NOT_NAMES = frozenset(
 )
 FULL_NAME = 2  # a surname preceded by that author's first name
 SURNAME = 1
-
-
-@lru_cache(maxsize=1 << 16)  # the same authors come back on every search that names someone (latency at 10k)
-def fold(word: str) -> str:
-    """Lower case, accents and possessives dropped: "Pe'er" stays "pe'er", "Müller's" -> "muller"."""
-    word = _POSSESSIVE.sub("", word.strip("'\u2019-"))
-    plain = unicodedata.normalize("NFKD", word)
-    return "".join(c for c in plain if not unicodedata.combining(c)).lower()
 
 
 def name_words(question: str) -> tuple[str, ...]:
@@ -50,11 +41,6 @@ def name_words(question: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-@lru_cache(maxsize=1 << 16)
-def _parts(author: str) -> tuple[str, ...]:
-    return tuple(fold(p) for p in _NAME_SPLIT.split(author) if p.strip("."))
-
-
 def author_match(names: Sequence[str], authors: Sequence[str]) -> int:
     """How closely the question's name words name one of these authors: FULL_NAME per author named with a first
     name, SURNAME per author named by surname alone, 0 when none is named."""
@@ -64,7 +50,7 @@ def author_match(names: Sequence[str], authors: Sequence[str]) -> int:
     wanted = set(folded)
     score = 0
     for author in authors:
-        parts = _parts(author)
+        parts = author_parts(author)
         if not parts or parts[-1] not in wanted:
             continue
         at = [i for i, w in enumerate(folded) if w == parts[-1]]
@@ -80,7 +66,7 @@ POSTING_LIMIT = 500  # a word in more chunks than this is a common word, not a n
 class AuthorLookup(Protocol):
     """First chunks' authors and texts: the index's author table (rag.index.author_table), or `ChunkLookup`."""
 
-    def authors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
+    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
 
     def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool: ...
 
@@ -93,10 +79,10 @@ class ChunkLookup:
         self._read = read
         self._texts: dict[str, str] = {}
 
-    def authors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         found = self._read(list(chunk_ids))
         self._texts.update((cid, text) for cid, (_, text) in found.items())
-        return {cid: authors for cid, (authors, _) in found.items()}
+        return {cid: authors for cid, (authors, _) in found.items() if _surname_in(surnames, authors)}
 
     def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool:
         return any(mentioned(word, self._texts[c]) for c in chunk_ids if c in self._texts)
@@ -116,16 +102,20 @@ def authored_papers(query: str, postings: Callable[[str], Sequence[str]], lookup
             firsts.update((cid, None) for cid in chunks if cid.endswith(":0"))
     if not firsts:
         return []
-    found = lookup.authors(list(firsts))
-    wanted = {fold(w) for w in names}
+    wanted, ids = {fold(w) for w in names}, list(firsts)
+    # only a paper with an author of a wanted surname can score (author_match), so only those are looked at
+    found = lookup.named(wanted, ids)
     candidates = {cid: authors for cid, authors in found.items() if _holds(wanted, authors)}
     if not candidates:
         return []
-    read = list(found)
-    kept = [w for w in names if not lookup.mentions(w, read)]
+    kept = [w for w in names if not lookup.mentions(w, ids)]
     scored = [(author_match(kept, authors), cid) for cid, authors in candidates.items()]
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: -s[0])
     return [cid.rsplit(":", 1)[0] for _, cid in best]
+
+
+def _surname_in(surnames: set[str], authors: Sequence[str]) -> bool:
+    return any((parts := author_parts(a)) and parts[-1] in surnames for a in authors)
 
 
 def _holds(wanted: set[str], authors: Sequence[str]) -> bool:
