@@ -32,8 +32,14 @@ def _questions(papers: list[dict]) -> list[str]:
 
 def test_a_name_span_is_what_mentioned_matches():
     texts = [str(p["abstract"]) for p in _bundled()]
-    texts += ["as Smith-Jones and O'Neil showed", "the Pe'er–Lab (Pe'er) and McDonald's data", "Li-Wei Zhang-Li",
-              "ÉCOLE of Müller, Müllers and Anne-Marie's work", "x_Foo Foo_bar Foo2 2Foo", "Lee--Kim and Lee-'Kim"]
+    texts += [
+        "as Smith-Jones and O'Neil showed",
+        "the Pe'er–Lab (Pe'er) and McDonald's data",
+        "Li-Wei Zhang-Li",
+        "ÉCOLE of Müller, Müllers and Anne-Marie's work",
+        "x_Foo Foo_bar Foo2 2Foo",
+        "Lee--Kim and Lee-'Kim",
+    ]
     words = {w for t in texts for w in name_words(t)}
     words |= {"Smith", "Jones", "Wei", "Zhang-Li", "Lee--Kim", "Lee-'Kim", "Anne-Marie", "Marie", "Foo", "Müller"}
     checked = 0

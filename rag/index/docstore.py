@@ -9,7 +9,8 @@ Files: docs.jsonl (one `[text, metadata]` per line), offsets.npy (int64 line sta
 (float32 rows, L2-normalised as stored), sentences.f16 + sentence_index.npy (each chunk's sentence vectors, float16:
 half the disk, and ranking sentences needs no more precision; in
 `split_sentences` order: an extractive answer then embeds only the question), ids.json (fingerprint, ids in row
-order, and the collection's info: embedder and dimension, so a search needs no store call to check them).
+order, and the collection's info: embedder and dimension, so a search needs no store call to check them),
+author_table.json (each paper's authors, for a question naming one: rag.index.author_table).
 Sentence vectors pooled from the chunk's pass (late chunking) are stored already mapped toward standalone
 encodings (rag.index.sentence_map); the map itself is kept as sentence_map.npy, for the next update's new rows.
 """
