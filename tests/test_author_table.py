@@ -76,7 +76,7 @@ def _table_matches_docstore(settings: Settings) -> None:
         assert chunk is not None
         expected[cid] = tuple(str(chunk.metadata.get("authors") or "").split(AUTHOR_SEP))
     assert docs.author_table.authors(firsts) == expected
-    assert docs.author_table.covers(firsts) and not docs.author_table.covers(["no-such-paper:0"])
+    assert docs.author_table.authors(["no-such-paper:0"]) == {}
 
 
 def test_the_table_follows_changes_deletions_and_additions(settings: Settings, tmp_path: Path):

@@ -71,6 +71,7 @@ class AuthorTableBuilder:
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.authors: list[str] = []
+        self.folded: list[str] = []
         self.surnames: dict[str, list[int]] = {}
         self.mentions: dict[str, list[int]] = {}
 
@@ -81,14 +82,15 @@ class AuthorTableBuilder:
         self.ids.append(chunk_id)
         authors = str(metadata.get("authors") or "")
         self.authors.append(authors)
+        self.folded.append(fold(authors))
         for surname in dict.fromkeys(p[-1] for a in authors.split(AUTHOR_SEP) if (p := author_parts(a))):
             self.surnames.setdefault(surname, []).append(row)
         for span in name_spans(text):
             self.mentions.setdefault(span, []).append(row)
 
     def write(self, directory: Path) -> None:
-        table = {"format": FORMAT, "ids": self.ids, "authors": self.authors, "surnames": self.surnames,
-                 "mentions": self.mentions}  # fmt: skip
+        table = {"format": FORMAT, "ids": self.ids, "authors": self.authors, "folded": self.folded,
+                 "surnames": self.surnames, "mentions": self.mentions}  # fmt: skip
         (directory / TABLE).write_text(json.dumps(table, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
@@ -96,11 +98,11 @@ class AuthorTable:
     """The table as written: each first chunk's authors, the first chunks of each surname, and which first chunks'
     texts mention a word."""
 
-    def __init__(
-        self, ids: list[str], authors: list[str], surnames: dict[str, list[int]], mentions: dict[str, list[int]]
-    ) -> None:
+    def __init__(self, ids: list[str], authors: list[str], folded: list[str], surnames: dict[str, list[int]],
+                 mentions: dict[str, list[int]]) -> None:  # fmt: skip
         self._rows = {cid: n for n, cid in enumerate(ids)}
         self._authors = authors
+        self._folded = folded
         self._surnames = surnames
         self._mentions = mentions
 
@@ -110,27 +112,26 @@ class AuthorTable:
         unreadable: the caller then reads the chunks."""
         try:
             raw = json.loads((directory / TABLE).read_text(encoding="utf-8"))
-            if raw.get("format") != FORMAT or len(raw["ids"]) != len(raw["authors"]):
+            ids, authors, folded = list(raw["ids"]), list(raw["authors"]), list(raw["folded"])
+            if raw.get("format") != FORMAT or not len(ids) == len(authors) == len(folded):
                 return None
-            return cls(list(raw["ids"]), list(raw["authors"]), dict(raw["surnames"]), dict(raw["mentions"]))
+            return cls(ids, authors, folded, dict(raw["surnames"]), dict(raw["mentions"]))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
-
-    def covers(self, chunk_ids: Sequence[str]) -> bool:
-        return all(cid in self._rows for cid in chunk_ids)
 
     def authors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """Each first chunk's paper's authors, in the order asked (ids not in the table left out)."""
         rows = ((cid, self._rows.get(cid)) for cid in chunk_ids)
         return {cid: tuple(self._authors[row].split(AUTHOR_SEP)) for cid, row in rows if row is not None}
 
-    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """The authors of those first chunks, in the order asked, one of whose authors has one of these (folded)
-        surnames."""
+    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[tuple[str, ...], str]]:
+        """Of those first chunks, in the order asked, the ones one of whose authors has one of these (folded)
+        surnames: each one's authors, and its author list folded whole."""
         held = {row for s in surnames for row in self._surnames.get(s, ())}
         if not held:
             return {}
-        return self.authors([cid for cid in chunk_ids if self._rows.get(cid, -1) in held])
+        rows = ((cid, self._rows.get(cid, -1)) for cid in chunk_ids)
+        return {cid: (tuple(self._authors[r].split(AUTHOR_SEP)), self._folded[r]) for cid, r in rows if r in held}
 
     def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool:
         """Whether the text of one of these first chunks mentions the word (as `rag.retrieve.fields.mentioned`)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from rag.index.author_table import author_parts, fold
+from rag.index.records import AUTHOR_SEP
 
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
@@ -60,13 +61,16 @@ def author_match(names: Sequence[str], authors: Sequence[str]) -> int:
 
 
 Authored = tuple[tuple[str, ...], str]  # a paper's authors, and a chunk's text
+Named = tuple[tuple[str, ...], str]  # a paper's authors, and their list (joined by AUTHOR_SEP) folded
 POSTING_LIMIT = 500  # a word in more chunks than this is a common word, not a name to look up (latency)
 
 
 class AuthorLookup(Protocol):
     """First chunks' authors and texts: the index's author table (rag.index.author_table), or `ChunkLookup`."""
 
-    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
+    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, Named]:
+        """Of these first chunks, in order, those with an author of one of these folded surnames."""
+        ...
 
     def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool: ...
 
@@ -79,10 +83,10 @@ class ChunkLookup:
         self._read = read
         self._texts: dict[str, str] = {}
 
-    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    def named(self, surnames: set[str], chunk_ids: Sequence[str]) -> dict[str, Named]:
         found = self._read(list(chunk_ids))
         self._texts.update((cid, text) for cid, (_, text) in found.items())
-        return {cid: authors for cid, (authors, _) in found.items() if _surname_in(surnames, authors)}
+        return {cid: (a, fold(AUTHOR_SEP.join(a))) for cid, (a, _) in found.items() if _surname_in(surnames, a)}
 
     def mentions(self, word: str, chunk_ids: Sequence[str]) -> bool:
         return any(mentioned(word, self._texts[c]) for c in chunk_ids if c in self._texts)
@@ -105,7 +109,8 @@ def authored_papers(query: str, postings: Callable[[str], Sequence[str]], lookup
     wanted, ids = {fold(w) for w in names}, list(firsts)
     # only a paper with an author of a wanted surname can score (author_match), so only those are looked at
     found = lookup.named(wanted, ids)
-    candidates = {cid: authors for cid, authors in found.items() if _holds(wanted, authors)}
+    # a quick test before the word-by-word match: some wanted name occurs in the folded author list
+    candidates = {cid: authors for cid, (authors, folded) in found.items() if any(w in folded for w in wanted)}
     if not candidates:
         return []
     kept = [w for w in names if not lookup.mentions(w, ids)]
@@ -116,12 +121,6 @@ def authored_papers(query: str, postings: Callable[[str], Sequence[str]], lookup
 
 def _surname_in(surnames: set[str], authors: Sequence[str]) -> bool:
     return any((parts := author_parts(a)) and parts[-1] in surnames for a in authors)
-
-
-def _holds(wanted: set[str], authors: Sequence[str]) -> bool:
-    """A quick test before the word-by-word match: some wanted name occurs in the folded author list."""
-    joined = fold("; ".join(authors))
-    return any(w in joined for w in wanted)
 
 
 def mentioned(word: str, text: str) -> bool:
