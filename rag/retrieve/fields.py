@@ -48,7 +48,11 @@ def author_match(names: Sequence[str], authors: Sequence[str]) -> int:
     if not names or not authors:
         return 0
     folded = [fold(n) for n in names]
-    wanted = set(folded)
+    return _match(folded, set(folded), authors)
+
+
+def _match(folded: list[str], wanted: set[str], authors: Sequence[str]) -> int:
+    """`author_match` of the folded name words (folded once for every paper a search looks at)."""
     score = 0
     for author in authors:
         parts = author_parts(author)
@@ -114,7 +118,9 @@ def authored_papers(query: str, postings: Callable[[str], Sequence[str]], lookup
     if not candidates:
         return []
     kept = [w for w in names if not lookup.mentions(w, ids)]
-    scored = [(author_match(kept, authors), cid) for cid, authors in candidates.items()]
+    folded = [fold(w) for w in kept]  # as author_match folds them, once for all the candidates
+    known = set(folded)
+    scored = [(_match(folded, known, authors), cid) for cid, authors in candidates.items()]
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: -s[0])
     return [cid.rsplit(":", 1)[0] for _, cid in best]
 
