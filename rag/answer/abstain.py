@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.answer.definitions import defined_in, mentions
 from rag.answer.question import Question
 from rag.answer.question_focus import ATTRIBUTE_NOUNS
-from rag.answer.term_match import Haystack
+from rag.answer.term_match import haystack_of
 from rag.corpus.lexicon import tokenize
 from rag.retrieve.fields import author_match
 from rag.types import Hit
@@ -26,7 +27,7 @@ def missing_key_terms(question: Question, hits: Sequence[Hit]) -> list[str]:
     question's premise) that appear in none of the retrieved sources."""
     if question.wants("why"):
         return []  # a premise is for the answer to confirm or correct, not a reason to refuse
-    haystack = Haystack.of(" ".join(source_text(h) for h in hits))
+    haystack = haystack_of(" ".join(source_text(h) for h in hits))
     return [term for term in question.key_terms if not haystack.has(term)]  # spelling variants allowed
 
 
@@ -34,17 +35,24 @@ def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     """The thing a question asks for ("what *acceptance* rate", "which *university*", "in *dollars*") when no
     retrieved source mentions it: then the sources cannot say which one or how much."""
     wanted = question.focus
-    text = " ".join(source_text(h) for h in hits)
-    tokens = tokenize(text)
-    present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
-    if "%" in text:  # a percentage is written with its sign ("up to 87% more compact")
-        present |= {*tokenize("percentage percent")}
+    if not wanted:
+        return None
+    present = _words_and_pairs(" ".join(source_text(h) for h in hits))
     for phrase in wanted:
         stems = " ".join(tokenize(phrase))
         attribute = any(w.lower() in ATTRIBUTE_NOUNS for w in re.split(r"[\s-]+", phrase))
         if stems and stems not in present and attribute:
             return phrase
     return None
+
+
+@lru_cache(maxsize=8)  # the same sources, once for each part of a question
+def _words_and_pairs(text: str) -> frozenset[str]:
+    tokens = tokenize(text)
+    present = set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+    if "%" in text:  # a percentage is written with its sign ("up to 87% more compact")
+        present |= {*tokenize("percentage percent")}
+    return frozenset(present)
 
 
 @dataclass(frozen=True)

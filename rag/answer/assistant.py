@@ -178,7 +178,9 @@ class Assistant:
         standalone, usage = condense(q, recent, backend.chat, self.settings.prompts_dir)
         wording = analyse(q, None)  # --summary / --no-summary decide; else the question's own wording
         mode = "summary" if summary or (summary is None and wording.mode == "summary") else "answer"
-        return Route(q, analyse(standalone, mode), backend, usage, deadline)
+        # the same text in the same mode is the same analysis: analysed once (it is most of the routing's time)
+        same = standalone == q and mode == wording.mode
+        return Route(q, wording if same else analyse(standalone, mode), backend, usage, deadline)
 
     def retrievers_agree(self, query: str, filters: Filters | None) -> bool:
         """The dense search and BM25 alone rank the same paper first."""

@@ -94,8 +94,10 @@ def named_papers(question: str, hits: Sequence[Hit]) -> list[int]:
             continue
         for name in _names(h):
             pattern = rf"\b{re.escape(name.lower())}\b"
+            if not re.search(pattern, q):  # most names are not the question's: the sources are not searched
+                continue
             papers = {hits[m].paper.id for m, t in enumerate(texts) if re.search(pattern, t)}  # papers, not windows
-            if re.search(pattern, q) and len(papers) == 1:
+            if len(papers) == 1:
                 out.append(n)
                 break
     return out

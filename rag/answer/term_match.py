@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _ALNUM = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -95,3 +96,10 @@ class Haystack:
 
     def _similar(self, word: str) -> bool:
         return any(_same_word(word, w) for w in self.words if w[:1] == word[:1])
+
+
+@lru_cache(maxsize=8)
+def haystack_of(text: str) -> Haystack:
+    """`Haystack.of`, kept for the last few texts: one answer asks it of the same sources several times (the refusal
+    test, the whole question, each of its parts)."""
+    return Haystack.of(text)

@@ -9,7 +9,8 @@ Files: docs.jsonl (one `[text, metadata]` per line), offsets.npy (int64 line sta
 (float32 rows, L2-normalised as stored), sentences.f16 + sentence_index.npy (each chunk's sentence vectors, float16:
 half the disk, and ranking sentences needs no more precision; in
 `split_sentences` order: an extractive answer then embeds only the question), ids.json (fingerprint, ids in row
-order, and the collection's info: embedder and dimension, so a search needs no store call to check them).
+order, and the collection's info: embedder and dimension, so a search needs no store call to check them),
+author_table.json (each paper's authors, for a question naming one: rag.index.author_table).
 Sentence vectors pooled from the chunk's pass (late chunking) are stored already mapped toward standalone
 encodings (rag.index.sentence_map); the map itself is kept as sentence_map.npy, for the next update's new rows.
 """
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from rag.index.atomic import swap_dir
+from rag.index.author_table import AuthorTable, AuthorTableBuilder
 from rag.index.integrity import write_manifest
 from rag.ports import StoredChunk
 
@@ -57,6 +59,7 @@ class DocStoreBuilder:
         self._sentence_index = np.full((max(count, 1), 2), -1, dtype=np.int64)  # (first row, rows) per chunk
         self._sentence_rows = 0
         self._pooled: list[tuple[int, int]] = []  # (first row, rows) written as pooled, still to be mapped
+        self._authors = AuthorTableBuilder()
 
     def add(self, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> None:
         line = json.dumps([text, dict(metadata)], ensure_ascii=False).encode("utf-8") + b"\n"
@@ -64,6 +67,7 @@ class DocStoreBuilder:
         self._offsets.append(self._offsets[-1] + len(line))
         self.rows[chunk_id] = len(self.ids)
         self.ids.append(chunk_id)
+        self._authors.add(chunk_id, text, metadata)
 
     def set_vector(self, chunk_id: str, vector: Sequence[float]) -> None:
         row = self.rows[chunk_id]
@@ -116,6 +120,7 @@ class DocStoreBuilder:
                 np.save(self.tmp / SENTENCE_MAP, matrix.astype(np.float32))
                 stored_info["sentence_map"] = True
                 (self.tmp / "ids.json").write_text(json.dumps(meta))
+        self._authors.write(self.tmp)
         write_manifest(self.tmp, fingerprint)  # checked when it is opened (rag.index.integrity)
         swap_dir(self.tmp, self.directory)
 
@@ -161,6 +166,7 @@ class DocStore:
             rows = sentences.stat().st_size // (2 * dim)
             if rows:
                 self._sentences = np.memmap(sentences, dtype=np.float16, mode="r", shape=(rows, dim))
+        self._author_table: AuthorTable | None | bool = False  # read at the first search naming someone
 
     @classmethod
     def load(cls, directory: Path) -> DocStore | None:
@@ -185,6 +191,14 @@ class DocStore:
     def vectors(self) -> np.ndarray:
         """Every chunk's vector, in row order (memory-mapped)."""
         return self._vectors[: len(self.ids)]
+
+    @property
+    def author_table(self) -> AuthorTable | None:
+        """Each first chunk's authors and the names its text mentions (rag.index.author_table); None when this
+        docstore was written without it."""
+        if self._author_table is False:
+            self._author_table = AuthorTable.load(self._directory)
+        return self._author_table if isinstance(self._author_table, AuthorTable) else None
 
     @property
     def sentence_map(self) -> np.ndarray | None:

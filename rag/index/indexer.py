@@ -163,6 +163,8 @@ def _build(read: _Read, settings: IndexSettings, layout: Layout, store: VectorSt
     if settings.sentence_vectors and old_docs is not None and (not old_docs.has_sentence_vectors
                                                                or old_pass != sentence_pass):  # fmt: skip
         local_current = False  # a docstore from before sentence vectors, or from the other pass: fill them in
+    if local_current and old_docs is not None and old_docs.author_table is None:
+        local_current = False  # a docstore from before the author table: rewritten with it, nothing re-embedded
 
     marker = layout.dirty_marker
     marker.write_text("an index update started and has not finished; run `rag index` again\n")

@@ -23,7 +23,7 @@ from rag.index.local_copies import load_local, local_only
 from rag.index.records import AUTHOR_SEP, page_of, paper_from_metadata, stored_text
 from rag.ports import Embedder, StoredChunk, VectorStore
 from rag.retrieve.evidence import rescore
-from rag.retrieve.fields import authored_papers, promote
+from rag.retrieve.fields import AuthorLookup, ChunkLookup, authored_papers, promote
 from rag.retrieve.fusion import confident_first, fuse, keep_confident, keep_exact_match, scale_dense, scale_lexical
 from rag.settings import RetrievalSettings
 from rag.text import split_sentences
@@ -134,7 +134,7 @@ class Retriever:
         qvec = self.query_vector(query)
         order, fused, dense, lexical, fetched = self._rank(query, qvec, mode, n, filters)
         if mode != "dense":  # a paper whose author the query names (a field match, not the abstract's words)
-            order = promote(order, fused, authored_papers(query, self.lexical.postings, self._authors_of))
+            order = promote(order, fused, authored_papers(query, self.lexical.postings, self._author_lookup()))
 
         hits: list[Hit] = []
         per: dict[str, int] = {}
@@ -222,6 +222,13 @@ class Retriever:
             chunk = fetched.get(cid) if docs is None or cid not in docs else docs.get(cid)
             if chunk is not None:
                 yield chunk
+
+    def _author_lookup(self) -> AuthorLookup:
+        """The docstore's author table (it holds what the docstore holds, and the docstore is BM25's pair), else
+        the first chunks read one by one (an index written before the table, or no usable docstore)."""
+        docs = self.docs
+        table = docs.author_table if docs is not None else None
+        return table if table is not None else ChunkLookup(self._authors_of)
 
     def _authors_of(self, chunk_ids: list[str]) -> dict[str, tuple[tuple[str, ...], str]]:
         chunks = self._chunks(chunk_ids, {}, {})

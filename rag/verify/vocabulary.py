@@ -5,6 +5,7 @@ cited source say this word?" through stems, hyphen parts, initialisms, name spel
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from rag.corpus.lexicon import stem
 from rag.verify.names import NameForms, plain
@@ -26,18 +27,28 @@ class SourceVocabulary:
     """The words of the cited sources, for "does the source say this word?" questions (stems and prefixes)."""
 
     def __init__(self, text: str) -> None:
-        text = plain(text)
-        tokens = [norm(w) for w in words(text)]
-        self.forms = NameForms(tokens, text)
+        self._text = plain(text)
+        self._tokens = tokens = [norm(w) for w in words(self._text)]
         self.exact = set(tokens)
         self.stems = {stem(t) for t in tokens} | {stem(p) for t in tokens for p in t.split("-")}
         self.parts = {p for t in tokens for p in t.split("-")}
-        # initialisms of 2-5 word spans: "SGD" for "stochastic gradient descent", "MLLM" for "multimodal large ..."
-        # initialisms over the words and over hyphen parts ("TRAP" for "tartrate-resistant acid phosphatase")
-        seqs = (tokens, _hyphen_parts(tokens))
-        self.initialisms = {"".join(w[0] for w in seq[i : i + n] if w)
-                            for seq in seqs for n in range(2, 6) for i in range(len(seq))}  # fmt: skip
-        self.long = sorted(t for t in self.exact if len(t) >= FAMILY_PREFIX and t.isalpha())
+
+    # the forms below are built on first use: many claims are settled by the exact words and stems alone (latency)
+    @cached_property
+    def forms(self) -> NameForms:
+        return NameForms(self._tokens, self._text)
+
+    @cached_property
+    def initialisms(self) -> set[str]:
+        """Initialisms of 2-5 word spans: "SGD" for "stochastic gradient descent", "MLLM" for "multimodal large
+        ...", over the words and over hyphen parts ("TRAP" for "tartrate-resistant acid phosphatase")."""
+        seqs = (self._tokens, _hyphen_parts(self._tokens))
+        return {"".join(w[0] for w in seq[i : i + n] if w)
+                for seq in seqs for n in range(2, 6) for i in range(len(seq))}  # fmt: skip
+
+    @cached_property
+    def long(self) -> list[str]:
+        return sorted(t for t in self.exact if len(t) >= FAMILY_PREFIX and t.isalpha())
 
     def has(self, word: str) -> bool:
         w = norm(word)
