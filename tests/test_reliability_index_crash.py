@@ -22,7 +22,7 @@ from rag.settings import Settings, load_settings
 from tests.reliability_helpers import ROOT, WELLS, cli_env, run_rag, synthetic_papers, write_jsonl
 
 pytestmark = pytest.mark.slow
-PROGRESS = re.compile(r"(\d+)/(\d+)")
+PROGRESS = re.compile(r"(?<!file )\b(\d+)/(\d+)")  # the embedding bar's count, not the reading bar's "file 1/1"
 
 
 def _expected_ids(settings: Settings, corpus: Path) -> list[str]:
