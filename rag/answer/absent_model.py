@@ -23,9 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import ClassVar
 
 from rag.answer.absent_value import _TOKEN, asked_name, asked_value, states_value
 from rag.answer.abstain import Floors, top_relevance
+from rag.answer.logistic import Logistic
 from rag.answer.paper_focus import asked_paper
 from rag.answer.question import Question
 from rag.answer.sentence_scores import score_sentences
@@ -94,27 +96,13 @@ def features(
 
 
 @dataclass(frozen=True)
-class Model:
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    bias: float
-    threshold: float
-
-    def probability(self, row: dict[str, float]) -> float:
-        z = self.bias + sum(
-            w * (row[f] - m) / s for f, m, s, w in zip(FEATURES, self.mean, self.scale, self.weights, strict=True)
-        )
-        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+class Model(Logistic):
+    FEATURES: ClassVar[tuple[str, ...]] = FEATURES
 
 
 def model_from(obj: dict[str, object]) -> Model:
     """The model stored by eval.absent_fit (ValueError when its features are not FEATURES)."""
-    if tuple(obj["features"]) != FEATURES:  # type: ignore[arg-type]
-        raise ValueError(f"{MODEL.name}: features {obj['features']} are not {FEATURES}; rerun make fit-absent")
-    floats = lambda key: tuple(float(v) for v in obj[key])  # type: ignore[attr-defined]  # noqa: E731
-    return Model(floats("mean"), floats("scale"), floats("weights"), float(obj["bias"]),  # type: ignore[arg-type]
-                 float(obj["threshold"]))  # type: ignore[arg-type]  # fmt: skip
+    return Model.from_json(obj, MODEL.name, "rerun make fit-absent")
 
 
 @lru_cache(maxsize=1)

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import ClassVar
 
+from rag.answer.logistic import Logistic
 from rag.corpus.lexicon import tokenize
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "list_keep.json"
@@ -73,27 +75,13 @@ def features(question: str, papers: Sequence[Candidate], floor: float) -> list[d
 
 
 @dataclass(frozen=True)
-class Model:
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    bias: float
-    threshold: float
-
-    def probability(self, row: dict[str, float]) -> float:
-        z = self.bias + sum(
-            w * (row[f] - m) / s for f, m, s, w in zip(FEATURES, self.mean, self.scale, self.weights, strict=True)
-        )
-        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+class Model(Logistic):
+    FEATURES: ClassVar[tuple[str, ...]] = FEATURES
 
 
 def model_from(obj: dict[str, object]) -> Model:
     """The model stored by eval.list_fit (ValueError when its features are not FEATURES)."""
-    if tuple(obj["features"]) != FEATURES:  # type: ignore[arg-type]
-        raise ValueError(f"{MODEL.name}: features {obj['features']} are not {FEATURES}; rerun python -m eval.list_fit")
-    floats = lambda key: tuple(float(v) for v in obj[key])  # type: ignore[attr-defined]  # noqa: E731
-    return Model(floats("mean"), floats("scale"), floats("weights"), float(obj["bias"]),  # type: ignore[arg-type]
-                 float(obj["threshold"]))  # type: ignore[arg-type]  # fmt: skip
+    return Model.from_json(obj, MODEL.name, "rerun python -m eval.list_fit")
 
 
 @lru_cache(maxsize=1)
