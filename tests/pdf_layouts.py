@@ -5,6 +5,7 @@ reference markers, and a thesis with no abstract."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from fpdf import FPDF
@@ -218,4 +219,81 @@ def with_table(path: Path) -> Path:
     pdf.ln(3)
     _line(pdf, "The smaller network loses little accuracy.")
     pdf.output(str(path))
+    return path
+
+
+LEFT_BODY = ("The gating network reads one radargram", "column at a time and scores the eight",
+             "experts on it; the well-", "trained router picks the best one, whose repre-",
+             "sentation is kept for the bed picker.")  # fmt: skip
+RIGHT_BODY = ("The right column goes on with the", "training data: twelve survey lines", "flown over the Amundsen Sea",
+              "in two seasons, with 4,100 radargram", "columns picked by hand as the truth.")  # fmt: skip
+
+
+def body_pages(path: Path) -> Path:
+    """Four pages: the abstract; a one-column introduction; a results page in two columns written row by row
+    across them (left line, then right line); a table with a rotated axis label beside it."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    _line(pdf, "Sparse Mixture Routing for Glacier Radar Sounding", 17, "B", "C", 9)
+    _line(pdf, "Abstract", 11, "B", "C")
+    _line(pdf, GLACIER_ABSTRACT)
+    pdf.add_page()
+    _line(pdf, "1 Introduction", 12, "B")
+    _line(pdf, "Ice sheets lose mass to the ocean. Airborne radar sounding measures how thick they are. " * 3)
+    pdf.add_page()
+    _line(pdf, "2 Results", 12, "B")
+    pdf.set_font("Helvetica", "", 10)
+    y0 = pdf.get_y() + 3
+    for i, (left, right) in enumerate(zip(LEFT_BODY, RIGHT_BODY, strict=True)):
+        pdf.set_xy(10, y0 + i * 5)
+        pdf.cell(90, 5, left)
+        pdf.set_xy(110, y0 + i * 5)
+        pdf.cell(90, 5, right)
+    pdf.add_page()
+    _line(pdf, "3 Errors", 12, "B")
+    _line(pdf, "Table 2 gives the error per survey line.")
+    pdf.ln(3)
+    pdf.set_font("Helvetica", "", 10)
+    for row in TABLE:
+        for x, cell in zip((40, 100, 140), row, strict=True):
+            pdf.set_x(x)
+            pdf.cell(30, 5, cell)
+        pdf.ln(5)
+    with pdf.rotation(90, 25, pdf.get_y()):
+        pdf.text(25, pdf.get_y(), "bed error (m)")
+    pdf.output(str(path))
+    return path
+
+
+FIGURE_WORDS = "validation loss per epoch"
+
+
+def with_figure(path: Path) -> Path:
+    """body_pages with a plot drawn into page 4 as a Form XObject (as LaTeX includes a PDF figure): its title and
+    tick labels sit beside the table, inside the figure's box."""
+    import pypdf
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject, NameObject
+
+    plot = FPDF(format=(200, 120))
+    plot.add_page()
+    _line(plot, f"4 {FIGURE_WORDS}", 12)
+    for tick in ("0.8", "0.4", "0.0"):
+        _line(plot, tick, 9)
+    plot_reader = pypdf.PdfReader(io.BytesIO(bytes(plot.output())))
+    reader = pypdf.PdfReader(body_pages(path))
+    writer = pypdf.PdfWriter(clone_from=reader)
+    page, source = writer.pages[3], plot_reader.pages[0]
+    form = DecodedStreamObject()
+    form.set_data(source.get_contents().get_data())  # type: ignore[union-attr]
+    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject([FloatObject(float(v)) for v in source.mediabox]),
+                 NameObject("/Resources"): source["/Resources"].clone(writer)})  # fmt: skip
+    draw = DecodedStreamObject()
+    draw.set_data(page.get_contents().get_data() + b"\nq 0.5 0 0 0.5 330 120 cm /Fig0 Do Q\n")  # type: ignore[union-attr]
+    page[NameObject("/Contents")] = writer._add_object(draw)
+    resources = page["/Resources"].get_object()
+    resources[NameObject("/XObject")] = DictionaryObject({NameObject("/Fig0"): writer._add_object(form)})
+    with path.open("wb") as out:
+        writer.write(out)
     return path

@@ -1,4 +1,7 @@
-"""PDF papers, read with pypdf (an optional extra: `pip install -e '.[pdf]'`; nothing is fetched at run time).
+"""PDF papers, read with pypdf and PDFium (the optional extra `pip install -e '.[pdf]'` brings pypdf and pypdfium2;
+nothing is fetched at run time). Page 1 is read with pypdf (its text runs' type sizes give the title); every later
+page with PDFium (rag.corpus.pdf_pdfium: a twelfth of the CPU, and it decodes fonts pypdf garbles), laid out as
+pypdf's layout mode does; pypdf reads those pages too when pypdfium2 is not installed.
 
 The title comes from the PDF's metadata when it has a real one, else from the largest type on the first page;
 the abstract from the text under an "Abstract" heading (else the first long paragraph); the arXiv id and a
@@ -12,8 +15,10 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Any
 
+from rag.corpus import pdf_pdfium
 from rag.corpus.paper_fields import valid_id
 from rag.corpus.pdf_layout import (
     columns_run_together,
@@ -30,6 +35,7 @@ from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
 INSTALL_HINT = "reading PDFs needs the optional pypdf package: pip install -e '.[pdf]' (or: pip install pypdf)"
 HEAD_PAGES = 2  # pages searched for the title and abstract when the full text is not wanted
+PYPDF_PAGES = 1  # pages read with pypdf (the title by type size, the arXiv stamp, a sidebar); PDFium reads the rest
 NO_ABSTRACT = (
     "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph); "
     "a thesis or report? with --full-text its first paragraph of prose stands in for the abstract"
@@ -39,8 +45,9 @@ GLUED_RATIO = 3  # ... and plain mode has at most a third as many
 MIN_PAGE_CHARS = 20  # fewer visible characters in pypdf's layout text: try its plain mode for that page
 
 
-def _title_by_size(page: Any) -> str | None:
-    """The title set in the largest upright type on the page (rag.corpus.pdf_meta), from pypdf's text runs."""
+def _title_by_size(page: Any) -> tuple[str | None, str]:
+    """The title set in the largest upright type on the page (rag.corpus.pdf_meta), from pypdf's text runs, and
+    the page's plain text from the same pass (it keeps rotated text, arXiv's side stamp: layout mode drops it)."""
     runs: list[Run] = []
 
     def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
@@ -50,39 +57,52 @@ def _title_by_size(page: Any) -> str | None:
             upright = abs(tm[1]) < 1e-6 and abs(cm[1]) < 1e-6 and tm[0] * cm[0] > 0
             runs.append(Run(size * scale, y, text, upright))
 
-    page.extract_text(visitor_text=visit)
-    return title_from_runs(runs, float(page.mediabox.height))
+    plain = str(page.extract_text(visitor_text=visit))
+    return title_from_runs(runs, float(page.mediabox.height)), plain
 
 
 def _visible(text: str) -> int:
     return len(re.sub(r"\s", "", text))
 
 
-def _page_text(page: Any) -> str:
+def _page_text(page: Any, body: Any | None = None) -> str:
     """pypdf's layout text (it keeps columns apart), else its plain text: layout mode returns nothing for a page
     whose content sits in a Form XObject, where plain mode reads it all, and on some two-column pages it runs the
     columns together line by line, or writes a sidebar's lines straight after the body's ("sequencesCorresponding"),
-    where plain mode keeps the file's (column) order (issue 35)."""
-    layout = str(page.extract_text(extraction_mode="layout"))
+    where plain mode keeps the file's (column) order (issue 35). A page after the first comes from
+    PDFium (`body`, rag.corpus.pdf_pdfium) laid out the same way, at a fraction of the CPU; pypdf where it fails."""
+    fast = None if body is None else pdf_pdfium.layout_text(body)
+    layout = fast if fast is not None else str(page.extract_text(extraction_mode="layout"))
     glued = glued_words(layout) >= MIN_GLUED
     if _visible(layout) >= MIN_PAGE_CHARS and not wide_without_gutter(layout) and not glued:
         return layout
-    plain = str(page.extract_text())
+    plain = pdf_pdfium.plain_text(body) if fast is not None else str(page.extract_text())
     if _visible(layout) >= MIN_PAGE_CHARS:  # two columns layout mode may have run together line by line
         sidebar = glued and glued_words(plain) * GLUED_RATIO < glued_words(layout)
         return plain if sidebar or columns_run_together(layout, plain) else layout
     return plain if _visible(plain) > _visible(layout) else layout
 
 
+def _read_page(page: Any, fast: Any | None, index: int) -> str:
+    """A page's text: the first page (title, sidebar, identifiers) with pypdf, the others with PDFium."""
+    body = fast[index] if fast is not None and index >= PYPDF_PAGES else None
+    try:
+        return _page_text(page, body)
+    finally:
+        if body is not None:
+            body.close()
+
+
 def _fields(source: Source, reader: Any) -> Fields | str:
     wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
-    read = [reading_order(_page_text(page), sidebars=i == 0) for i, page in enumerate(wanted)]
+    with pdf_pdfium.opened(source.binary()) if len(wanted) > PYPDF_PAGES else nullcontext() as fast:
+        read = [reading_order(_read_page(page, fast, i), sidebars=i == 0) for i, page in enumerate(wanted)]
     pages = mend_run_together(drop_running_lines(read))
     if sum(_visible(line) for lines in pages for line in lines) < 20:
         return "no text layer (a scanned PDF?); run OCR on it first (e.g. ocrmypdf) or skip it with --skip-bad"
     meta = reader.metadata or {}
-    plain_first = str(reader.pages[0].extract_text())  # keeps rotated text (arXiv's side stamp): layout drops it
-    title = choose_title(meta.get("/Title"), _title_by_size(reader.pages[0]), plain_first)
+    by_size, plain_first = _title_by_size(reader.pages[0])
+    title = choose_title(meta.get("/Title"), by_size, plain_first)
     found, number, abstract, end = None, 0, "", 0
     for page_index, lines in enumerate(pages[:HEAD_PAGES]):
         skip = max((i + 1 for i, line in enumerate(lines[:20]) if title and len(line) > 3 and line in title), default=0)
