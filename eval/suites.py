@@ -74,6 +74,8 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
     ("arxiv-dev-lists", "arxiv/dev_lists.jsonl", "dev", "arxiv"),
     ("icml2025-dev-absent", "icml2025/dev_absent.jsonl", "dev", "icml2025"),
     ("arxiv-dev-absent", "arxiv/dev_absent.jsonl", "dev", "arxiv"),
+    ("icml2025-dev-absent2", "icml2025/dev_absent2.jsonl", "dev", "icml2025"),
+    ("arxiv-dev-absent2", "arxiv/dev_absent2.jsonl", "dev", "arxiv"),
     ("icml2025-retired", "icml2025/retired_2026_12_03.jsonl", "dev", "icml2025"),
     ("synthetic-retired", "synthetic/retired_2026_12_03.jsonl", "dev", "synthetic"),
     ("icml2025-heldout", "icml2025/heldout_2026_12_06.jsonl", "test", "icml2025"),
