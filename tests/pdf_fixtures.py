@@ -4,6 +4,7 @@ with sections and references for --full-text, a scan without a text layer, encry
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from fpdf import FPDF
@@ -85,15 +86,19 @@ def two_column(path: Path) -> Path:
     pdf.ln(3)
     _line(pdf, "Abstract", 11, "B", "C")
     _line(pdf, BUS_ABSTRACT)
-    pdf.set_font("Helvetica", "", 10)
-    y0 = pdf.get_y() + 6
-    for i, (left, right) in enumerate(zip(LEFT, RIGHT, strict=True)):
-        pdf.set_xy(10, y0 + i * 5)
-        pdf.cell(90, 5, left)
-        pdf.set_xy(110, y0 + i * 5)
-        pdf.cell(90, 5, right)
+    rows_across(pdf, LEFT, RIGHT, pdf.get_y() + 6)
     pdf.output(str(path))
     return path
+
+
+def rows_across(pdf: FPDF, left: Sequence[str], right: Sequence[str], y0: float) -> None:
+    """Two columns written row by row across them (a left line, then the right line), as some generators do."""
+    pdf.set_font("Helvetica", "", 10)
+    for i, (left_line, right_line) in enumerate(zip(left, right, strict=True)):
+        pdf.set_xy(10, y0 + i * 5)
+        pdf.cell(90, 5, left_line)
+        pdf.set_xy(110, y0 + i * 5)
+        pdf.cell(90, 5, right_line)
 
 
 BODY_FACT = "The router sends 93 percent of crevasse columns to expert five, which was trained on firn echoes."

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fpdf import FPDF
 
-from tests.pdf_fixtures import GLACIER_ABSTRACT
+from tests.pdf_fixtures import GLACIER_ABSTRACT, rows_across
 
 TITLE_LINES = ("Sparse Mixture Routing for Glacier Radar", "Sounding with Eight Experts")
 STAMP = "arXiv:2401.01234v2  [cs.LG]  3 Jan 2024"
@@ -198,6 +198,15 @@ def with_running_lines(path: Path, pages: int = 4) -> Path:
 TABLE = (("Method", "Top-1", "Params"), ("ResNet-50", "76.1", "25.6"), ("DenseNet-121", "74.9", "8.0"))
 
 
+def _table(pdf: FPDF) -> None:
+    pdf.set_font("Helvetica", "", 10)
+    for row in TABLE:
+        for x, cell in zip((40, 100, 140), row, strict=True):
+            pdf.set_x(x)
+            pdf.cell(30, 5, cell)
+        pdf.ln(5)
+
+
 def with_table(path: Path) -> Path:
     """A results section with a three-column table between two paragraphs."""
     pdf = FPDF(format="A4")
@@ -210,12 +219,7 @@ def with_table(path: Path) -> Path:
     _line(pdf, "4 Results", 12, "B")
     _line(pdf, "Table 1 compares the backbones on the survey lines.")
     pdf.ln(3)
-    pdf.set_font("Helvetica", "", 10)
-    for row in TABLE:
-        for x, cell in zip((40, 100, 140), row, strict=True):
-            pdf.set_x(x)
-            pdf.cell(30, 5, cell)
-        pdf.ln(5)
+    _table(pdf)
     pdf.ln(3)
     _line(pdf, "The smaller network loses little accuracy.")
     pdf.output(str(path))
@@ -243,23 +247,12 @@ def body_pages(path: Path) -> Path:
     _line(pdf, "Ice sheets lose mass to the ocean. Airborne radar sounding measures how thick they are. " * 3)
     pdf.add_page()
     _line(pdf, "2 Results", 12, "B")
-    pdf.set_font("Helvetica", "", 10)
-    y0 = pdf.get_y() + 3
-    for i, (left, right) in enumerate(zip(LEFT_BODY, RIGHT_BODY, strict=True)):
-        pdf.set_xy(10, y0 + i * 5)
-        pdf.cell(90, 5, left)
-        pdf.set_xy(110, y0 + i * 5)
-        pdf.cell(90, 5, right)
+    rows_across(pdf, LEFT_BODY, RIGHT_BODY, pdf.get_y() + 3)
     pdf.add_page()
     _line(pdf, "3 Errors", 12, "B")
     _line(pdf, "Table 2 gives the error per survey line.")
     pdf.ln(3)
-    pdf.set_font("Helvetica", "", 10)
-    for row in TABLE:
-        for x, cell in zip((40, 100, 140), row, strict=True):
-            pdf.set_x(x)
-            pdf.cell(30, 5, cell)
-        pdf.ln(5)
+    _table(pdf)
     with pdf.rotation(90, 25, pdf.get_y()):
         pdf.text(25, pdf.get_y(), "bed error (m)")
     pdf.output(str(path))

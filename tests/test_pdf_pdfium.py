@@ -24,7 +24,7 @@ def test_a_two_column_body_page_reads_column_by_column_with_rows_hyphens_and_no_
     calls: list[int] = []
     layout_text = pdf_pdfium.layout_text
 
-    def counted(page: object) -> str | None:
+    def counted(page: object) -> str:
         calls.append(1)
         return layout_text(page)
 

@@ -70,7 +70,7 @@ def _page_text(page: Any, body: Any | None = None) -> str:
     whose content sits in a Form XObject, where plain mode reads it all, and on some two-column pages it runs the
     columns together line by line, or writes a sidebar's lines straight after the body's ("sequencesCorresponding"),
     where plain mode keeps the file's (column) order (issue 35). A page after the first comes from
-    PDFium (`body`, rag.corpus.pdf_pdfium) laid out the same way, at a fraction of the CPU; pypdf where it fails."""
+    PDFium (`body`, rag.corpus.pdf_pdfium) laid out the same way, at a fraction of the CPU."""
     fast = None if body is None else pdf_pdfium.layout_text(body)
     layout = fast if fast is not None else str(page.extract_text(extraction_mode="layout"))
     glued = glued_words(layout) >= MIN_GLUED

@@ -13,7 +13,7 @@ line-end hyphenation as it does for pypdf's text.
 
 Used for every page after the first (rag.corpus.pdf); the first page, where the title is read from the type sizes
 of pypdf's text runs, the arXiv stamp from its plain text and a sidebar apart from the abstract, stays with pypdf.
-A page PDFium cannot lay out returns None and is read with pypdf, as is every page when pypdfium2 is missing.
+A file PDFium cannot open is read with pypdf, as is every page when pypdfium2 is missing.
 """
 
 from __future__ import annotations
@@ -72,14 +72,12 @@ def _figures(page: Any) -> list[tuple[float, float, float, float]]:
     return boxes
 
 
-def _words(page: Any, textpage: Any) -> tuple[list[Word], float] | None:
-    """Each upright word outside the figures, and the fixed character width; None when the page has no text."""
+def _words(page: Any, textpage: Any) -> tuple[list[Word], float]:
+    """Each upright word outside the figures, and the fixed character width."""
     import pypdfium2.raw as raw
 
     handle = textpage.raw
     text = textpage.get_text_range()
-    if not text.strip():
-        return None
     figures = _figures(page)
     x, y = ctypes.c_double(), ctypes.c_double()
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
@@ -107,20 +105,17 @@ def _words(page: Any, textpage: Any) -> tuple[list[Word], float] | None:
             chars += len(word)
         words.append((x.value, y.value, start, word, right.value if ends else 0.0))
     if not words or not chars:
-        return [], 1.0  # all of it inside figures (a page drawn as one Form XObject): the caller reads plain text
+        return [], 1.0  # no text, or all of it in figures (a page drawn as one Form XObject): the caller reads plain
     return words, widths / (chars * SCALE_WEIGHT)
 
 
-def layout_text(page: Any) -> str | None:
-    """The page as pypdf's layout mode would write it (columns side by side, cells apart), or None."""
+def layout_text(page: Any) -> str:
+    """The page as pypdf's layout mode would write it (columns side by side, cells apart); "" without text."""
     import pypdfium2.raw as raw
 
     textpage = page.get_textpage()
     try:
-        found = _words(page, textpage)
-        if found is None:
-            return None
-        words, char_width = found
+        words, char_width = _words(page, textpage)
         size: dict[int, float] = {}
         groups: dict[int, list[Word]] = {}
         for word in sorted(words, key=lambda w: -w[1]):
