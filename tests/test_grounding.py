@@ -56,6 +56,17 @@ def test_missing_focus(question: str, focus: str | None):
     assert missing_focus(analyse(question), [WELLS]) == focus
 
 
+def test_an_asked_phrase_written_apart_in_one_sentence_is_mentioned():
+    costs = Hit(paper=WELLS.paper, chunk_id="p0:1", score=1.0, dense_score=0.6,
+                text="We reduce the average cost of the inference by 10-60%. Training has its own budget.")  # fmt: skip
+    assert missing_focus(analyse("What inference cost do they save?"), [costs]) is None
+    # the words in two sentences, or too far apart in one, do not mention it
+    assert missing_focus(analyse("What training cost do they report?"), [costs]) == "training cost"
+    far = Hit(paper=WELLS.paper, chunk_id="p0:2", score=1.0, dense_score=0.6,
+              text="Training on the large new curated well dataset for many months has a cost.")  # fmt: skip
+    assert missing_focus(analyse("What training cost do they report?"), [far]) == "training cost"
+
+
 def test_support_check_rejects_invented_numbers_and_accepts_paraphrase():
     checker = SupportChecker(SentenceVectors(HashEmbedder(dim=256)))
     assert checker.supported("The dataset comprises over 213,000 wells from Alberta.", [WELLS])

@@ -18,8 +18,11 @@ from rag.answer.question_focus import ATTRIBUTE_NOUNS
 from rag.answer.term_match import haystack_of
 from rag.corpus.lexicon import tokenize
 from rag.retrieve.fields import author_match
+from rag.text import split_sentences
 from rag.types import Hit
 from rag.verify.checker import source_text
+
+PHRASE_WINDOW = 3  # words between two words of an asked phrase written apart ("cost of inference")
 
 
 def missing_key_terms(question: Question, hits: Sequence[Hit]) -> list[str]:
@@ -37,13 +40,28 @@ def missing_focus(question: Question, hits: Sequence[Hit]) -> str | None:
     wanted = question.focus
     if not wanted:
         return None
-    present = _words_and_pairs(" ".join(source_text(h) for h in hits))
+    text = " ".join(source_text(h) for h in hits)
+    present = _words_and_pairs(text)
     for phrase in wanted:
-        stems = " ".join(tokenize(phrase))
+        stems = tokenize(phrase)
         attribute = any(w.lower() in ATTRIBUTE_NOUNS for w in re.split(r"[\s-]+", phrase))
-        if stems and stems not in present and attribute:
+        if stems and " ".join(stems) not in present and attribute and not _near(tuple(stems), text):
             return phrase
     return None
+
+
+@lru_cache(maxsize=64)
+def _near(stems: tuple[str, ...], text: str) -> bool:
+    """Every word of a phrase in one sentence, each within PHRASE_WINDOW words of the last, in any order: "the
+    average cost of inference" mentions an *inference cost*, "a 10% relative gain in accuracy" a *relative accuracy*."""
+    if len(stems) < 2:
+        return False
+    for sentence in split_sentences(text):
+        tokens = tokenize(sentence)
+        places = [[i for i, t in enumerate(tokens) if t == s] for s in stems]
+        if all(places) and max(map(min, places)) - min(map(max, places)) <= PHRASE_WINDOW * (len(stems) - 1):
+            return True
+    return False
 
 
 @lru_cache(maxsize=8)  # the same sources, once for each part of a question
