@@ -72,6 +72,8 @@ class IndexSettings:
     full_text: bool = False  # PDFs: chunk the body too (sections, pages), not only the abstract
     # follow a folder's symbolic links that lead out of it (never into /proc, /sys, /dev); off: warned and skipped
     follow_links: bool = False
+    # processes that read a folder's PDFs ahead of the indexer (rag.corpus.read_ahead): 0 = one per core, 1 = none
+    read_workers: int = field(default=0, metadata=value_range(0, 256))
     lock_wait_s: float = field(default=10.0, metadata=value_range(0.0, 86400.0))  # for another `rag index` to finish
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from rag.corpus.detect import detect
 from rag.corpus.folders import folder_files, not_regular
 from rag.corpus.formats import SUPPORTED_SUFFIXES, Format
 from rag.corpus.paper_fields import BadRecord, build_paper
+from rag.corpus.read_ahead import ReadAhead
 from rag.corpus.select import Selection
 from rag.corpus.source_file import ReadOptions, Source, file_size
 from rag.corpus.text_io import FILTERED_OUT, corpus_error, one_line, shown
@@ -55,6 +57,7 @@ class _Options:
     read: ReadOptions
     progress: Progress | None
     follow_links: bool = False  # follow links whose target lies outside the named folder
+    workers: int = 1  # processes reading PDFs ahead (rag.corpus.read_ahead; 0: one per core, 1: none)
 
     def bad(self, message: str, stats: CorpusStats) -> None:
         if self.on_error == "stop":
@@ -139,14 +142,14 @@ class _Seen:
 
 
 def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: CorpusStats,
-               meter: _Meter, in_folder: bool = False) -> Iterator[Paper]:  # fmt: skip
+               meter: _Meter, ahead: ReadAhead, in_folder: bool = False) -> Iterator[Paper]:  # fmt: skip
     records = 0
     seen.files.append(path)
     meter.start(path)
-    with Source(path, opts.read, meter.at) as source:
-        if fmt.label != "PDF":
+    with nullcontext() if ahead.handles(path, fmt) else Source(path, opts.read, meter.at) as source:
+        if source is not None and fmt.label != "PDF":
             source.check_head()
-        for line, record in fmt.read(source):
+        for line, record in fmt.read(source) if source is not None else ahead.records(path):
             records += 1
             if record is FILTERED_OUT or (not isinstance(record, str) and not opts.selection.accepts(record)):
                 stats.filtered += 1
@@ -200,9 +203,15 @@ def _iter(sources: Sequence[Path | str], opts: _Options, stats: CorpusStats) -> 
         stats.bytes = sum(file_size(path) for path, _ in plan)
         _announce(plan, opts, stats)
         meter = _Meter(stats.bytes, opts, stats)
-        for path, fmt in plan:
-            where = str(path)
-            yield from _read_file(path, fmt, opts, seen, stats, meter, path in from_folder)
+        ahead = ReadAhead(plan, opts.read, opts.workers)
+        try:
+            for path, fmt in plan:
+                where = str(path)
+                yield from _read_file(path, fmt, opts, seen, stats, meter, ahead, path in from_folder)
+        except BaseException:
+            ahead.close(wait=False)
+            raise
+        ahead.close()
     except CorpusError:
         raise
     except OSError as e:
@@ -240,18 +249,21 @@ def iter_papers(
     progress: Progress | None = None,
     stats: CorpusStats | None = None,
     follow_links: bool = False,
+    workers: int = 1,
 ) -> Iterator[Paper]:
     """Stream the papers in `sources` (files or directories), in order. See `read_papers`. `info` hears the
     "reading FILE as FORMAT" lines, `progress` the bytes read, and `stats` is filled in as the read goes. A
     directory's links that lead out of it are not followed unless `follow_links` (files named in `sources` are
-    read wherever they are)."""
+    read wherever they are). `workers` processes read a folder's PDFs ahead (rag.corpus.read_ahead; 0: one per
+    core); 1 reads everything in this process."""
     if on_error not in ("stop", "skip"):
         raise ValueError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     if isinstance(sources, str | Path):
         sources = [sources]
     selection = selection or Selection()
     opts = _Options(on_error, max_abstract_chars, warn or _log.warning, info, selection,
-                    ReadOptions(full_text=full_text, needles=selection.needles()), progress, follow_links)  # fmt: skip
+                    ReadOptions(full_text=full_text, needles=selection.needles()), progress, follow_links,
+                    workers)  # fmt: skip
     return _iter(sources, opts, stats if stats is not None else CorpusStats())
 
 

@@ -67,7 +67,7 @@ def _items(read: _Read, settings: IndexSettings, warn: Warn | None, **extra: obj
     else:
         papers = iter_papers(read.sources, on_error=read.on_error, warn=warn, selection=read.selection,
                              full_text=settings.full_text, follow_links=settings.follow_links,
-                             **extra)  # type: ignore[arg-type]  # fmt: skip
+                             workers=settings.read_workers, **extra)  # type: ignore[arg-type]  # fmt: skip
         papers = read.spool.keep(papers) if read.spool is not None else papers
     for paper in papers:
         chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
