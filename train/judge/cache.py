@@ -18,7 +18,7 @@ from train.judge.encode import encode_pairs, tokenizer
 BATCH = 32
 
 
-def cache_split(model: torch.nn.Module, rows: list[dict], out: Path) -> None:
+def cache_split(model: torch.nn.Module, rows: list[dict], out: Path, names: tuple[str, ...] = net.LABELS) -> None:
     enc = encode_pairs(tokenizer(), [(r["claim"], r["evidence"]) for r in rows])
     order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))  # length buckets: little padding
     states: list[torch.Tensor] = [torch.empty(0)] * len(enc)
@@ -32,15 +32,17 @@ def cache_split(model: torch.nn.Module, rows: list[dict], out: Path) -> None:
         if n % (BATCH * 50) == 0:
             print(f"  {out.name}: {n}/{len(order)} pairs, {n / max(1e-9, time.time() - start):.1f} pairs/s", flush=True)
     lengths = torch.tensor([len(e[0]) for e in enc])
-    labels = torch.tensor([net.LABELS.index(r["label"]) for r in rows])
+    labels = torch.tensor([names.index(r["label"]) for r in rows])
     types_at = torch.tensor([e[1] for e in enc])
-    torch.save({"states": torch.cat(states), "lengths": lengths, "labels": labels, "claim_len": types_at}, out)
+    torch.save({"states": torch.cat(states), "lengths": lengths, "labels": labels, "claim_len": types_at,
+                "names": list(names)}, out)
 
 
 def main(data_dir: str, work_dir: str) -> None:
     torch.set_num_threads(2)
-    seed = json.loads((Path(data_dir) / "summary.json").read_text())["seed"]
-    model = net.load(seed).eval()
+    summary = json.loads((Path(data_dir) / "summary.json").read_text())
+    seed, names = summary["seed"], net.labels_of(summary)
+    model = net.load(seed, names).eval()
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     for split in ("dev", "test", "train"):
         out = Path(work_dir) / f"cache-{split}.pt"
@@ -52,7 +54,7 @@ def main(data_dir: str, work_dir: str) -> None:
         rows = [json.loads(line) for line in source.open()]
         print(f"caching {split}: {len(rows)} pairs", flush=True)
         tmp = out.with_suffix(".tmp")
-        cache_split(model, rows, tmp)
+        cache_split(model, rows, tmp, names)
         tmp.rename(out)
         stamp.write_text(digest + "\n")
 

@@ -1,9 +1,11 @@
-"""The judge network: all-MiniLM-L6-v2 (BERT, 6 layers) as a 3-way cross-encoder. The lower FROZEN layers run once
+"""The judge network: all-MiniLM-L6-v2 (BERT, 6 layers) as a 3-way cross-encoder (train/answers reuses it as a
+2-way one). The lower FROZEN layers run once
 over every pair (cache.py); training updates only the top layers, the pooler and the head (train.py)."""
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -20,14 +22,22 @@ def base_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-def load(seed: int) -> BertForSequenceClassification:
+def load(seed: int, labels: Sequence[str] = LABELS) -> BertForSequenceClassification:
+    """The base model with a fresh head over `labels` (the judge's three, or another cross-encoder's: the data
+    directory's summary.json names them, see labels_of)."""
     torch.manual_seed(seed)  # the fresh classifier's initial weights
     model = BertForSequenceClassification.from_pretrained(
-        str(base_dir()), num_labels=len(LABELS), attn_implementation="eager"
+        str(base_dir()), num_labels=len(labels), attn_implementation="eager"
     )
-    model.config.id2label = dict(enumerate(LABELS))
-    model.config.label2id = {name: i for i, name in enumerate(LABELS)}
+    model.config.id2label = dict(enumerate(labels))
+    model.config.label2id = {name: i for i, name in enumerate(labels)}
     return model
+
+
+def labels_of(summary: dict[str, object]) -> tuple[str, ...]:
+    """The labels a generated data set names in its summary.json (the judge's data predates the field)."""
+    named = summary.get("labels")
+    return tuple(named) if isinstance(named, list) else LABELS
 
 
 def collate(items: list[tuple[list[int], int]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -17,6 +17,11 @@ from train.judge import net
 BATCH = 32
 
 
+def names_of(path: Path) -> tuple[str, ...]:
+    """The labels the cache was made with (a cache from before the field: the judge's)."""
+    return tuple(torch.load(path).get("names", net.LABELS))
+
+
 def load_cache(path: Path) -> tuple[list[torch.Tensor], list[tuple[int, int]], torch.Tensor]:
     data = torch.load(path)
     offsets = torch.cumsum(torch.cat([torch.zeros(1, dtype=torch.long), data["lengths"]]), 0)
@@ -50,7 +55,7 @@ def stack(states: list[torch.Tensor], idx: list[int]) -> tuple[torch.Tensor, tor
 def predict(model: torch.nn.Module, states: list[torch.Tensor], lengths: list[int]) -> torch.Tensor:
     model.eval()
     order = sorted(range(len(states)), key=lambda i: lengths[i])
-    probs = torch.zeros(len(states), len(net.LABELS))
+    probs = torch.zeros(len(states), model.config.num_labels)
     for k in range(0, len(order), 64):
         idx = order[k: k + 64]
         hidden, mask = stack(states, idx)
@@ -58,11 +63,11 @@ def predict(model: torch.nn.Module, states: list[torch.Tensor], lengths: list[in
     return probs
 
 
-def figures(probs: torch.Tensor, labels: torch.Tensor) -> dict[str, float]:
+def figures(probs: torch.Tensor, labels: torch.Tensor, names: tuple[str, ...] = net.LABELS) -> dict[str, float]:
     pred = probs.argmax(-1)
     out = {"accuracy": float((pred == labels).float().mean())}
     f1s = []
-    for c, name in enumerate(net.LABELS):
+    for c, name in enumerate(names):
         tp = float(((pred == c) & (labels == c)).sum())
         prec, rec = tp / max(1.0, float((pred == c).sum())), tp / max(1.0, float((labels == c).sum()))
         out[f"recall_{name}"] = rec
@@ -86,7 +91,8 @@ def main() -> None:
     dev_states, dev_meta, dev_labels = load_cache(work / "cache-dev.pt")
     n_train = min(len(states), args.max_train or len(states))
     lengths = [m[0] for m in meta]
-    model = net.load(args.seed)
+    names = names_of(work / "cache-dev.pt")
+    model = net.load(args.seed, names)
     if args.init:
         model.load_state_dict(torch.load(args.init)["model"], strict=False)
     params = net.trainable(model)
@@ -119,7 +125,7 @@ def main() -> None:
             if step % 50 == 0:
                 print(f"epoch {epoch} step {step}/{len(plan)} loss {total / seen:.4f} "
                       f"{seen / (time.time() - t0):.1f} pairs/s", flush=True)
-        dev = figures(predict(model, dev_states, [m[0] for m in dev_meta]), dev_labels)
+        dev = figures(predict(model, dev_states, [m[0] for m in dev_meta]), dev_labels, names)
         print(f"epoch {epoch} done in {time.time() - t0:.0f}s, train loss {total / seen:.4f}, dev {json.dumps(dev)}")
         keep = [f"layer.{i}." for i in range(net.FROZEN, model.config.num_hidden_layers)] + ["pooler", "classifier"]
         top = {k: v for k, v in model.state_dict().items() if any(p in k for p in keep)}
