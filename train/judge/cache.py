@@ -35,14 +35,14 @@ def cache_split(model: torch.nn.Module, rows: list[dict], out: Path, names: tupl
     labels = torch.tensor([names.index(r["label"]) for r in rows])
     types_at = torch.tensor([e[1] for e in enc])
     torch.save({"states": torch.cat(states), "lengths": lengths, "labels": labels, "claim_len": types_at,
-                "names": list(names)}, out)
+                "names": list(names), "frozen": model.config.frozen_layers}, out)
 
 
 def main(data_dir: str, work_dir: str) -> None:
     torch.set_num_threads(2)
     summary = json.loads((Path(data_dir) / "summary.json").read_text())
     seed, names = summary["seed"], net.labels_of(summary)
-    model = net.load(seed, names).eval()
+    model = net.load(seed, names, net.frozen_of(summary)).eval()
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     for split in ("dev", "test", "train"):
         out = Path(work_dir) / f"cache-{split}.pt"
@@ -54,7 +54,7 @@ def main(data_dir: str, work_dir: str) -> None:
         rows = [json.loads(line) for line in source.open()]
         print(f"caching {split}: {len(rows)} pairs", flush=True)
         tmp = out.with_suffix(".tmp")
-        cache_split(model, rows, tmp, names)
+        cache_split(model, rows, tmp, names)  # the stamp names the split file; a new "frozen" needs rm -rf WORK_DIR
         tmp.rename(out)
         stamp.write_text(digest + "\n")
 

