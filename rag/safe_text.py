@@ -91,17 +91,22 @@ def md_link(url: object) -> str | None:
     return None if safe is None else f"[{md_escape(domain(safe))}]({safe})"
 
 
+_UNESCAPED = r"(?<!\\)((?:\\\\)*)"  # what follows is not escaped by a backslash
 # an inline link or image: [label](destination "title"), one level of brackets in the label and of parentheses
 # in the destination, as CommonMark allows
 _INLINE = re.compile(
-    r"(?<!\\)(!?)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*)\]"
+    _UNESCAPED + r"(!?)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*)\]"
     r"\(\s*(<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)"
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
 )
-_DEFINITION = re.compile(r"^( {0,3})\[(?=(?:[^\[\]\\\n]|\\.)+\]:)", re.MULTILINE)  # [label]: destination
-_UNESCAPED = r"(?<!\\)((?:\\\\)*)"  # what follows is not escaped by a backslash
+# [label]: destination, at a line's start or inside block quotes and list items ("> [1]: javascript:x", "1. [1]: x")
+_DEFINITION = re.compile(r"^((?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*)\[(?=(?:[^\[\]\\\n]|\\.)+\]:)",
+                         re.MULTILINE)  # fmt: skip
 _AUTOLINK = re.compile(_UNESCAPED + r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
 _EMAIL = re.compile(_UNESCAPED + r"<([^\s<>@]+@[^\s<>]+)>")
+# "<" and a scheme left after the autolinks were taken apart: a link put back later would close it into an autolink
+# ("<javascript:<https://a.example>>" -> "<javascript:[a.example](https://a.example)>")
+_SCHEME_START = re.compile(_UNESCAPED + r"<(?=[A-Za-z][A-Za-z0-9+.\-]{1,31}:)")
 # where HTML starts: a tag name and a boundary (CommonMark's inline tags and the starts of its HTML blocks), a
 # comment, a processing instruction, a declaration, CDATA
 _HTML_START = re.compile(_UNESCAPED + r"<(?=/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)",
@@ -126,7 +131,9 @@ class _Links:
         return f"\ue000{len(self.links) - 1}\ue001"
 
     def inline(self, m: re.Match[str]) -> str:
-        image, label, dest = m.group(1), m.group(2), m.group(3)
+        return m.group(1) + self._inline(m.group(2), m.group(3), m.group(4))
+
+    def _inline(self, image: str, label: str, dest: str) -> str:
         label = self.neutral(label).strip()
         if image:
             return f"(image not shown{': ' + label if label else ''})"
@@ -143,6 +150,7 @@ class _Links:
         text = _INLINE.sub(self.inline, text)
         text = _DEFINITION.sub(r"\1\\[", text)
         text = _AUTOLINK.sub(lambda m: m.group(1) + (self.slot(m.group(2)) or "(link removed)"), text)
+        text = _SCHEME_START.sub(r"\1\\<", text)
         text = _EMAIL.sub(r"\1\\<\2>", text)
         text = _HTML_START.sub(r"\1\\<", text)
         return _LINK_SYNTAX.sub(r"\1\\](", text)  # a link the patterns above did not take apart is no link either

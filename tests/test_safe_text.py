@@ -166,6 +166,27 @@ PIECES = st.sampled_from([
 ])  # fmt: skip
 
 
+@pytest.mark.parametrize("text", ["<JaVaScRiPt:<https://a.example/x>-->", "<http://e.example<https://a.example/x>-->"])
+def test_a_link_put_back_does_not_close_an_autolink_around_it(text: str) -> None:
+    """Found by the property test below: the inner autolink became a Markdown link, and the outer "<scheme:" and the
+    text's ">" then made one autolink of it all (to javascript:, or showing the whole URL)."""
+    out = neutralise_markdown(text)
+    assert_inert(out)
+    assert [href for href, _ in rendered(out).links] == ["https://a.example/x"]
+
+
+@pytest.mark.parametrize(("text", "href"), [
+    (">[1]: javascript:x\n[1] and [1]", None),  # a reference definition inside a block quote
+    ("1. [a]: javascript:x\n\n[a]", None),  # ... and inside a list item
+    ("\\\\<https://a.example/x>", "https://a.example/x"),  # an escaped backslash does not escape the link after it
+])
+def test_definitions_in_containers_and_links_after_escaped_backslashes(text: str, href: str | None) -> None:
+    out = neutralise_markdown(text)
+    assert_inert(out)
+    assert [h for h, _ in rendered(out).links] == ([href] if href else [])
+    assert neutralise_markdown(out) == out
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(PIECES, max_size=30).map("".join))
 def test_any_mix_of_hostile_pieces_renders_inert(text: str) -> None:
