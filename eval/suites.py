@@ -72,6 +72,8 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
     ("icml2025-dev-non-english", "icml2025/dev_non_english.jsonl", "dev", "icml2025"),
     ("icml2025-dev-lists", "icml2025/dev_lists.jsonl", "dev", "icml2025"),
     ("arxiv-dev-lists", "arxiv/dev_lists.jsonl", "dev", "arxiv"),
+    ("icml2025-dev-lists2", "icml2025/dev_lists2.jsonl", "dev", "icml2025"),
+    ("arxiv-dev-lists2", "arxiv/dev_lists2.jsonl", "dev", "arxiv"),
     ("icml2025-dev-absent", "icml2025/dev_absent.jsonl", "dev", "icml2025"),
     ("arxiv-dev-absent", "arxiv/dev_absent.jsonl", "dev", "arxiv"),
     ("icml2025-dev-absent2", "icml2025/dev_absent2.jsonl", "dev", "icml2025"),
