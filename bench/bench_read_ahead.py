@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import sys
 import time
@@ -22,12 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS, pdf_dev_folder  # noqa: E402
-
-
-def _cpu() -> float:
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+from bench.common import RESULTS, cpu_seconds, pdf_dev_folder  # noqa: E402
 
 
 def main() -> int:
@@ -48,10 +42,10 @@ def main() -> int:
     for round_ in range(args.rounds):
         for w in counts:
             load = os.getloadavg()[0]
-            wall, cpu = time.perf_counter(), _cpu()
+            wall, cpu = time.perf_counter(), cpu_seconds()
             read = read_papers(folder, on_error="skip", warn=lambda _: None, full_text=True, workers=w)
-            runs[f"w{w}"].append({"wall_s": round(time.perf_counter() - wall, 2), "cpu_s": round(_cpu() - cpu, 2),
-                                  "load_1m": round(load, 1)})  # fmt: skip
+            runs[f"w{w}"].append({"wall_s": round(time.perf_counter() - wall, 2),
+                                  "cpu_s": round(cpu_seconds() - cpu, 2), "load_1m": round(load, 1)})  # fmt: skip
             papers[f"w{w}"] = len(read)
             print(round_ + 1, f"w{w}", runs[f"w{w}"][-1], flush=True)
     summary = {name: {"median_wall_s": statistics.median(r["wall_s"] for r in rows),

@@ -14,6 +14,7 @@ import os
 import platform
 import random
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -34,6 +35,12 @@ _NAME = re.compile(r"\b(?:[A-Z][A-Za-z]*[A-Z][A-Za-z0-9-]*|[A-Z][a-z]+-[A-Z][A-Z
 VENUES = ["ICML", "NeurIPS", "ICLR", "AAAI", "JMLR", "TMLR", "CVPR", "ACL", "KDD", "UAI"]
 SYLLABLES = "ka lo mi nu re sa ti vo ze ha pe ri do gu fa ne xo ly qua bri".split()
 
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the PDF read-ahead workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def pdf_dev_folder() -> Path:

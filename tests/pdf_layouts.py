@@ -207,14 +207,20 @@ def _table(pdf: FPDF) -> None:
         pdf.ln(5)
 
 
-def with_table(path: Path) -> Path:
-    """A results section with a three-column table between two paragraphs."""
+def _abstract_page() -> FPDF:
+    """A new PDF whose first page holds the glacier paper's title and abstract."""
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(False)
     pdf.add_page()
     _line(pdf, "Sparse Mixture Routing for Glacier Radar Sounding", 17, "B", "C", 9)
     _line(pdf, "Abstract", 11, "B", "C")
     _line(pdf, GLACIER_ABSTRACT)
+    return pdf
+
+
+def with_table(path: Path) -> Path:
+    """A results section with a three-column table between two paragraphs."""
+    pdf = _abstract_page()
     pdf.ln(4)
     _line(pdf, "4 Results", 12, "B")
     _line(pdf, "Table 1 compares the backbones on the survey lines.")
@@ -236,12 +242,7 @@ RIGHT_BODY = ("The right column goes on with the", "training data: twelve survey
 def body_pages(path: Path) -> Path:
     """Four pages: the abstract; a one-column introduction; a results page in two columns written row by row
     across them (left line, then right line); a table with a rotated axis label beside it."""
-    pdf = FPDF(format="A4")
-    pdf.set_auto_page_break(False)
-    pdf.add_page()
-    _line(pdf, "Sparse Mixture Routing for Glacier Radar Sounding", 17, "B", "C", 9)
-    _line(pdf, "Abstract", 11, "B", "C")
-    _line(pdf, GLACIER_ABSTRACT)
+    pdf = _abstract_page()
     pdf.add_page()
     _line(pdf, "1 Introduction", 12, "B")
     _line(pdf, "Ice sheets lose mass to the ocean. Airborne radar sounding measures how thick they are. " * 3)

@@ -66,12 +66,13 @@ class ReadAhead:
     def active(self) -> bool:
         return self._workers > 1
 
-    def handles(self, path: Path, fmt: Format) -> bool:
+    def handles(self, fmt: Format) -> bool:
         return self.active and fmt.label == "PDF"
 
-    def _start(self) -> ProcessPoolExecutor:
+    def _start(self, workers: int = 0) -> ProcessPoolExecutor:
+        """A pool of `workers` processes (0: the reader's own count)."""
         context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(self._workers, mp_context=context, initializer=_quiet)
+        return ProcessPoolExecutor(workers or self._workers, mp_context=context, initializer=_quiet)
 
     def _fill(self) -> None:
         if self._pool is None:
@@ -107,7 +108,7 @@ class ReadAhead:
         requeue = list(self._pending.items())
         self._pending.clear()
         try:
-            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet) as alone:
+            with self._start(1) as alone:
                 out = alone.submit(_read, str(path), fmt, self._options).result()
         except BrokenProcessPool:
             out = [(0, CRASHED)]

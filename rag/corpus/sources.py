@@ -146,7 +146,7 @@ def _read_file(path: Path, fmt: Format, opts: _Options, seen: _Seen, stats: Corp
     records = 0
     seen.files.append(path)
     meter.start(path)
-    with nullcontext() if ahead.handles(path, fmt) else Source(path, opts.read, meter.at) as source:
+    with nullcontext() if ahead.handles(fmt) else Source(path, opts.read, meter.at) as source:
         if source is not None and fmt.label != "PDF":
             source.check_head()
         for line, record in fmt.read(source) if source is not None else ahead.records(path):
