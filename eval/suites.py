@@ -74,6 +74,8 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
     ("arxiv-dev-lists", "arxiv/dev_lists.jsonl", "dev", "arxiv"),
     ("icml2025-dev-lists2", "icml2025/dev_lists2.jsonl", "dev", "icml2025"),
     ("arxiv-dev-lists2", "arxiv/dev_lists2.jsonl", "dev", "arxiv"),
+    ("icml2025-dev-offtopic-lists", "icml2025/dev_offtopic_lists.jsonl", "dev", "icml2025"),
+    ("arxiv-dev-offtopic-lists", "arxiv/dev_offtopic_lists.jsonl", "dev", "arxiv"),
     ("icml2025-dev-absent", "icml2025/dev_absent.jsonl", "dev", "icml2025"),
     ("arxiv-dev-absent", "arxiv/dev_absent.jsonl", "dev", "arxiv"),
     ("icml2025-dev-absent2", "icml2025/dev_absent2.jsonl", "dev", "icml2025"),
@@ -82,6 +84,8 @@ BUNDLED: tuple[tuple[str, str, str, str], ...] = (
     ("synthetic-retired", "synthetic/retired_2026_12_03.jsonl", "dev", "synthetic"),
     ("icml2025-heldout", "icml2025/heldout_2026_12_06.jsonl", "test", "icml2025"),
     ("arxiv-heldout", "arxiv/heldout_2026_12_06.jsonl", "test", "arxiv"),
+    ("icml2025-heldout-lists", "icml2025/heldout_lists_2026_12_07.jsonl", "test", "icml2025"),
+    ("arxiv-heldout-lists", "arxiv/heldout_lists_2026_12_07.jsonl", "test", "arxiv"),
 )
 # The claim-checking benchmark's splits: (name in the report, file under eval/claims, split)
 CLAIM_SETS: tuple[tuple[str, str, str], ...] = (
