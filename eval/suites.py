@@ -139,13 +139,14 @@ def all_suites(external: Path | None = None) -> tuple[list[Suite], list[str]]:
 
 
 def pick(suites: list[Suite], wanted: list[str]) -> list[Suite]:
-    """The suites named (exactly, or by prefix: "pubmedqa", "icml2025"); all when nothing is named. ValueError
-    names a word that matches none."""
+    """The suites named (exactly, or else by prefix: "pubmedqa", "icml2025"; "icml2025-heldout" is that suite, not
+    also icml2025-heldout-lists); all when nothing is named. ValueError names a word that matches none."""
     if not wanted:
         return suites
     out: list[Suite] = []
     for word in wanted:
-        found = [s for s in suites if s.name == word or s.name.startswith(f"{word}-") or s.corpus_name == word]
+        found = [s for s in suites if s.name == word] or [
+            s for s in suites if s.name.startswith(f"{word}-") or s.corpus_name == word]  # fmt: skip
         if not found:
             raise ValueError(f"no suite named {word!r}; known: {', '.join(s.name for s in suites)}")
         out += [s for s in found if s not in out]
