@@ -32,6 +32,13 @@ def test_question_forms_route_by_their_general_form_only():
     assert analyse("List every paper that deals with graph autoencoders.").wants("list")
     assert analyse("Name all the studies on satellites, please.").wants("list")
     assert analyse("What work in my library uses satellites?").wants("list")
+    # the plural asked for with a determiner, and what the library holds on a topic
+    assert analyse("Show me the articles that measure methane leaks.").wants("list")
+    assert analyse("All papers reporting a speed-up over the baseline.").wants("list")
+    assert analyse("What do I have on wildfire smoke?").wants("list")
+    assert analyse("Do we have anything about tokenizers?").wants("list")
+    assert analyse("What in our library concerns protein design?").wants("list")
+    assert not analyse("What do the authors have in common with BERT?").wants("list")
     assert not analyse("What work is there on satellites?").wants("list")  # an overview: a summary
     assert not analyse("What does each paper propose?").wants("list")
     assert two_step_parts("The paper whose code is on GitHub: who wrote it?") == (

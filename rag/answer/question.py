@@ -42,8 +42,9 @@ _QUANTITY = re.compile(
     r"|\bby how much\b|\bhow .* (improve|reduce|save)",
     re.IGNORECASE,
 )
-_WORKS = r"(?:papers|studies|works|articles|publications|research)"
-_ONE_WORK = r"(?:paper|stud(?:y|ie)|work|article|publication)"  # + "s?"
+_WORKS = r"(?:papers|studies|works|articles|publications|abstracts|research)"
+_ONE_WORK = r"(?:paper|stud(?:y|ie)|work|article|publication|abstract)"  # + "s?"
+_LIBRARY = r"(?:my|our|the) (?:collection|library|papers|corpus|index)"
 _LIST = re.compile(
     rf"\b(?:which|what)(?: of (?:my|the|these|our))? {_WORKS}\b"
     rf"|\b(?:are|is) there (?:any |some |a )?(?:papers?|stud(?:y|ies)|works?|research)\b"
@@ -52,6 +53,12 @@ _LIST = re.compile(
     # "list every paper that ...", "name all the studies on ...", "what work in my library ...": a request for all
     rf"|\b(?:list|name|give|show|find|enumerate)(?: me)? (?:every|all)(?: (?:of )?the| my)? {_ONE_WORK}s?\b"
     rf"|\b(?:every|all) {_ONE_WORK}s? (?:that|which|in my|in the)\b"
+    # the plural asked for: "name the studies whose ...", "list those papers", "all papers reporting ..."
+    rf"|\b(?:list|name|give|show|find|enumerate)(?: me)? (?:the|those|these|my|any) {_WORKS}\b"
+    rf"|^\s*all {_WORKS}\b"
+    # what the library holds on a topic: "what do I have on ...", "do I have anything on ...", "what in my library"
+    rf"|\bwhat (?:else )?(?:do|did) (?:I|we) have\b|\bdo (?:I|we) have (?:anything|any|something)\b"
+    rf"|\bwhat in {_LIBRARY}\b|\banything in {_LIBRARY}\b"
     r"|\b(?:which|what) (?:work|research) (?:in|from|among) (?:my|the|our)\b",
     re.IGNORECASE,
 )
