@@ -95,6 +95,17 @@ GATES: tuple[Gate, ...] = (
     _held_out("arxiv-heldout", "abstention_accuracy", 0.562, 0.8),
     _held_out("arxiv-heldout", "false_abstention_rate", 0.143, 0.05),
     _held_out("arxiv-heldout", "hallucination_rate", 0.333, 0.0),
+    # "which papers ..." (frozen 2026-12-07): 26 per corpus, 10 lists with their gold papers and 16 no paper answers
+    _held_out("icml2025-heldout-lists", "recall@5", 0.875, 0.98),
+    _held_out("icml2025-heldout-lists", "citation_precision", 0.667, 0.9),
+    _held_out("icml2025-heldout-lists", "fact_coverage", 0.6, 0.6),
+    _held_out("icml2025-heldout-lists", "abstention_accuracy", 0.4375, 0.8),
+    _held_out("icml2025-heldout-lists", "false_abstention_rate", 0.05, 0.05),
+    _held_out("arxiv-heldout-lists", "recall@5", 0.827, 0.98),
+    _held_out("arxiv-heldout-lists", "citation_precision", 0.724, 0.9),
+    _held_out("arxiv-heldout-lists", "fact_coverage", 0.6, 0.6),
+    _held_out("arxiv-heldout-lists", "abstention_accuracy", 0.4375, 0.8),
+    _held_out("arxiv-heldout-lists", "false_abstention_rate", 0.2, 0.05),
     # recorded fluent answers to those questions, replayed through the openai path (planted errors in ~40 %)
     _held_out("icml2025-heldout replay", "planted_catch_rate", 0.596, 0.85),
     _held_out("icml2025-heldout replay", "faithful_flag_rate", 0.073, 0.05),

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from eval.list_fit import fit, predict, questions, score
+from eval.list_fit import coverage_cut, fit, named, predict, questions, score
 from rag.answer.list_keep import FEATURES, MODEL, model_from
 
 
@@ -31,10 +31,33 @@ def test_scores_count_every_gold_paper_and_a_question_with_nothing_kept_still_na
     assert result["recall"] == 0.75 and result["precision"] == round(2 / 3, 3)
 
 
+def _covering(qid: str, terms: float, total: int = 1, above_floor: float = 0.1, restricted: bool = False) -> dict:
+    row = _row(qid, bool(total), 1.0, total)
+    row["features"] |= {"above_floor": above_floor}
+    return row | {"restricted": restricted, "coverage": terms}
+
+
+def test_the_off_topic_cut_is_the_highest_that_refuses_at_most_one_in_twenty_answerable_questions():
+    answerable = [_covering(f"a{i}", 0.05 + 0.01 * i) for i in range(40)]  # coverage 0.05 ... 0.44
+    off_topic = [_covering(f"o{i}", 0.03 * i, total=0) for i in range(10)]
+    groups = questions(answerable + off_topic)
+    assert coverage_cut(groups) == 0.07  # 2 of 40 answerable refused below it (5 %), a third at 0.08
+    result = score(groups, {k: [True] for k in groups}, cut=0.07)
+    assert result["no-answer questions refused"] == "3/10" and result["recall"] == 0.95  # 0.00, 0.03, 0.06
+
+
+def test_a_question_chosen_by_its_metadata_is_never_cut_and_nothing_below_the_floor_is_named_by_the_fallback():
+    assert named([_covering("a", 0.0, restricted=True)], [True], cut=0.5)  # "which papers did X write?"
+    assert named([_covering("a", 0.0)], [True], cut=0.5) == []
+    assert named([_covering("a", 0.9, above_floor=-0.01)], [False], "floor") == []
+    assert named([_covering("a", 0.9, above_floor=-0.01)], [False], "best")  # the former fallback: the best paper
+
+
 def test_the_stored_model_is_fitted_on_dev_files_only_with_the_answers_features():
     stored = json.loads(MODEL.read_text(encoding="utf-8"))
     assert tuple(stored["features"]) == FEATURES and 0 < stored["threshold"] < 1
     files = [d["file"] for d in stored["fit"]["data"]]
     assert files and not any("heldout" in f for f in files)
-    assert all(d["list_questions"] > 0 for d in stored["fit"]["data"])
+    assert sum(d["paper_model_questions"] > 0 for d in stored["fit"]["data"]) >= 2  # lists of both corpora
     assert model_from(stored).threshold == stored["threshold"]
+    assert model_from(stored).cut == stored["off_topic_cut"] > 0  # the off-topic cut ships with the model

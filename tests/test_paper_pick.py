@@ -4,9 +4,11 @@ the paper first, and two-step questions that identify the paper by a property be
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from rag.adapters.fakes import ScriptedChatModel
 from rag.answer.assistant import Assistant
+from rag.answer.citations import REFUSAL
 from rag.answer.list_keep import FEATURES, Candidate, Model, features, keep, stored
 from rag.answer.paper_lines import paper_list
 from rag.answer.paper_pick import two_step_parts
@@ -50,7 +52,7 @@ def test_question_forms_route_by_their_general_form_only():
 
 
 def test_a_list_decides_each_paper_and_says_how_many_were_considered(assistant: Assistant):
-    answer = assistant.ask("Which papers try to stop models from forgetting earlier tasks?")
+    answer = assistant.ask("Which papers tackle catastrophic forgetting?")
     head, *lines = answer.text.splitlines()
     considered = len({h.paper.id for h in answer.sources})
     assert head == f"{len(lines)} of the {considered} papers considered address the question:"
@@ -130,6 +132,18 @@ def test_a_list_the_model_rejects_entirely_still_names_a_paper_rather_than_refus
     nothing = Model((0.0,) * len(FEATURES), (1.0,) * len(FEATURES), (0.0,) * len(FEATURES), -10.0, 0.5)
     assert paper_list(scored, hits, floor=0.18, model=nothing).splitlines() == [
         "1 of the 2 papers considered addresses the question:", "- Paper 1: A barely. [1]"]  # fmt: skip
+
+
+def test_a_list_no_paper_is_on_topic_for_is_refused_unless_its_metadata_chose_the_papers():
+    hits = [_hit(1, 1.0, 0.5), _hit(2, 0.7, 0.4)]  # both well above the floor, and neither mentions speech
+    hits = [replace(h, text="We propose continual learning for image classifiers.") for h in hits]
+    scored = [Scored(1, 0, "We propose A.", 0.9), Scored(2, 0, "B does it.", 0.8)]
+    cut = replace(_model("fused_rel", 0.6), cut=0.5)
+    question = "Which papers apply continual learning to automatic speech recognition?"
+    assert paper_list(scored, hits, 0.2, question=question, model=cut) == REFUSAL
+    assert paper_list(scored, hits, 0.2, question=question, model=cut, chosen_by_metadata=True).startswith("2 of")
+    on_topic = "Which papers propose continual learning for image classifiers?"
+    assert paper_list(scored, hits, 0.2, question=on_topic, model=cut).startswith("2 of the 2")
 
 
 def test_an_llm_list_in_the_prompted_form_is_checked_line_by_line(bundled_settings: Settings):

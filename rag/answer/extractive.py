@@ -90,7 +90,9 @@ class ExtractiveBackend:
         # what the rules cannot read for sure: rag.answer.absent_model, the same call an LLM gets before it speaks
         gap = gap or absent_detail(question, hits, self.floors, self.vectors, named[question.text])
         text = REFUSAL if gap else self.answer(question, hits, named[question.text])
-        note = gap or ("no retrieved sentence addresses the question closely enough" if text == REFUSAL else None)
+        unlisted = "no retrieved paper is on the question's topic closely enough to be listed"  # list_keep, its cut
+        refused = unlisted if question.wants("list") else "no retrieved sentence addresses the question closely enough"
+        note = gap or (refused if text == REFUSAL else None)
         return Draft(text, self.name, self.model, prompt=self.name, notes=(note,) if note else ())
 
     def _scored(
@@ -144,7 +146,8 @@ class ExtractiveBackend:
         if question.wants("list"):
             scored = self._scored(question, hits, contribution=True)
             scored = [c for c in scored if c.n in mine] or scored if mine else scored
-            return paper_lines.paper_list(scored, hits, self.floors.relevance, len(question.parts) < 2, question.text)
+            return paper_lines.paper_list(scored, hits, self.floors.relevance, len(question.parts) < 2, question.text,
+                                          chosen_by_metadata=bool(mine))  # fmt: skip
         if question.wants("comparison") or len(named) >= 2:
             sides = [n for n in (side_paper(side, hits) for side in question.sides) if n is not None]
             compared = list(dict.fromkeys(sides)) if len(set(sides)) >= 2 else named

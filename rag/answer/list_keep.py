@@ -6,15 +6,24 @@ paper's best sentence compare with the best paper's, its rank, and how much of t
 and its abstract hold. The weights come from `python -m eval.list_fit`, fitted on the dev list questions of both
 corpora (gold = every paper that qualifies) and stored with their data manifest in rag/models/list_keep.json; a
 paper is named when the model's probability reaches the stored threshold, chosen by leave-one-question-out
-cross-validation for recall first (F2).
+cross-validation for recall first (F2) and for refusing the dev "which papers ..." that no paper answers.
+
+Before any paper is decided, the question itself (`coverage`): when no retrieved paper holds `cut` of the words
+that name the question's topic, weighted by how rare each is among the papers considered, the papers are near the
+topic but none is on it ("which papers apply continual learning to speech recognition?" over continual-learning
+papers that never mention speech) and the list is refused. The words that frame a request rather than name a topic
+("list", "my library", "deals with") do not count: those of the list grammar (GRAMMAR_WORDS) and those the fit
+finds missing from the answering papers in the dev questions of both corpora (the stored `frame_words`). The cut is
+calibrated by the same fit: the highest that refuses at most 5 % of the dev list questions that have an answer.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
@@ -25,6 +34,12 @@ from rag.corpus.lexicon import tokenize
 MODEL = Path(__file__).resolve().parent.parent / "models" / "list_keep.json"
 FEATURES = ("above_floor", "cos_rel", "fused_rel", "sentence_rel", "similarity_rel", "rank", "title_terms",
             "abstract_terms")  # fmt: skip
+
+
+# the list grammar's own words (rag.answer.question: "list / name / show ... every / all ... in my library"): they
+# frame the request, whatever the topic
+GRAMMAR_WORDS = frozenset(tokenize("list name give show find enumerate every all my our library collection corpus "
+                                   "index works studies articles publications abstracts research"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -78,10 +93,37 @@ def features(question: str, papers: Sequence[Candidate], floor: float) -> list[d
 class Model(Logistic):
     FEATURES: ClassVar[tuple[str, ...]] = FEATURES
 
+    cut: float = 0.0  # a question no paper covers this much of is refused (see the module's text)
+    frame: frozenset[str] = GRAMMAR_WORDS  # words that frame the request, not counted in `coverage`
+
 
 def model_from(obj: dict[str, object]) -> Model:
     """The model stored by eval.list_fit (ValueError when its features are not FEATURES)."""
-    return Model.from_json(obj, MODEL.name, "rerun python -m eval.list_fit")
+    model = Model.from_json(obj, MODEL.name, "rerun python -m eval.list_fit")
+    frame = GRAMMAR_WORDS | frozenset(obj.get("frame_words", ()))  # type: ignore[call-overload]
+    return replace(model, cut=float(obj.get("off_topic_cut", 0.0)), frame=frame)  # type: ignore[arg-type]
+
+
+_ALTERNATIVES = re.compile(r",|;|/|\bor\b", re.IGNORECASE)
+
+
+def coverage(question: str, papers: Sequence[Candidate], frame: frozenset[str]) -> float | None:
+    """The most of the question's topic words one paper holds (title or abstract), each word weighted by how rare it
+    is among the papers considered (a word none holds weighs most); None when the question has no topic word. A
+    question of alternatives ("on GANs or transformers", "security, cryptography or attacks") is covered as well as
+    its best-covered alternative: a paper on one of them qualifies."""
+    words = set(tokenize(question)) - frame
+    if not words or not papers:
+        return None
+    texts = [set(tokenize(p.text)) | set(tokenize(p.title)) for p in papers]
+    weight = {w: max(math.log((len(papers) + 1) / (sum(w in t for t in texts) + 0.5)), 0.0) for w in words}
+    parts = [part for part in (set(tokenize(a)) & words for a in _ALTERNATIVES.split(question)) if part]
+
+    def held(part: set[str]) -> float:
+        total = sum(weight[w] for w in part) or 1.0
+        return max(sum(weight[w] for w in part if w in t) / total for t in texts)
+
+    return max(held(part) for part in parts or [words])
 
 
 @lru_cache(maxsize=1)
@@ -89,7 +131,14 @@ def stored() -> Model:
     return model_from(json.loads(MODEL.read_text(encoding="utf-8")))
 
 
-def keep(question: str, papers: Sequence[Candidate], floor: float, model: Model | None = None) -> list[bool]:
-    """Whether each paper is named in the list."""
+def keep(
+    question: str, papers: Sequence[Candidate], floor: float, model: Model | None = None, chosen: bool = False
+) -> list[bool] | None:
+    """Whether each paper is named in the list; None when no paper is on the question's topic (its `coverage` below
+    the model's cut; a question without a topic word is never refused so). `chosen`: the question's author, year or
+    venue already chose the papers, so the cut does not apply."""
     model = model or stored()
+    covered = None if chosen else coverage(question, papers, model.frame)
+    if covered is not None and covered < model.cut:
+        return None
     return [model.probability(row) >= model.threshold for row in features(question, papers, floor)]

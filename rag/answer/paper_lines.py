@@ -53,20 +53,23 @@ def candidates(scored: Sequence[Scored], hits: Sequence[Hit]) -> tuple[dict[int,
 
 def paper_list(
     scored: Sequence[Scored], hits: Sequence[Hit], floor: float, one_part: bool = True, question: str = "",
-    model: Model | None = None,
+    model: Model | None = None, chosen_by_metadata: bool = False,
 ) -> str:
     """ "Which papers ...": each retrieved paper decided on its own (rag.answer.list_keep), one cited line for every
-    paper that addresses the question, best first, under a head that says how many papers were considered. A question
-    of several parts ("which papers prove a guarantee, and what is guaranteed?") keeps each paper's best sentence: it
-    holds the detail asked for, which the paper's contribution sentence may not."""
+    paper that addresses the question, best first, under a head that says how many papers were considered; refused
+    when no paper is on the question's topic (list_keep's cut), unless its author, year or venue chose the papers
+    (`chosen_by_metadata`). A question of several parts ("which papers prove a guarantee, and what is guaranteed?")
+    keeps each paper's best sentence: it holds the detail asked for, which the paper's contribution sentence may
+    not."""
     best, papers = candidates(scored, hits)
     if not best:
         return REFUSAL
-    chosen = keep(question, papers, floor, model)
+    chosen = keep(question, papers, floor, model, chosen_by_metadata)
+    if chosen is None:
+        return REFUSAL
     kept = [c for c, yes in zip(best.values(), chosen, strict=True) if yes]
-    if not kept:  # none likely enough: the best sentence of a paper as relevant as the floor (or the best) answers
-        least = min(floor, max(p.cosine for p in papers))
-        kept = sorted((c for c, p in zip(best.values(), papers, strict=True) if p.cosine >= least),
+    if not kept:  # none likely enough: the best sentence of a paper at least as relevant as the floor answers
+        kept = sorted((c for c, p in zip(best.values(), papers, strict=True) if p.cosine >= floor),
                       key=lambda c: -c.score)[:1]  # fmt: skip
     if not kept:
         return REFUSAL
