@@ -96,3 +96,23 @@ def test_a_missing_pdf_raises_the_same_one_line_error_with_workers(tmp_path: Pat
         assert isinstance(ahead.records(plan[2][0])[0][1], dict)
     finally:
         ahead.close()
+
+
+def test_a_script_without_a_main_guard_reads_its_pdfs_in_process(tmp_path: Path):
+    """Spawned workers re-run the main script's top level: an unguarded script that indexed a folder would index
+    again in every worker. Such a script gets no workers (and the same papers); a guarded one gets them."""
+    import subprocess
+    import sys
+
+    folder = _folder(tmp_path)
+    body = ("from rag.corpus import read_papers\nfrom rag.corpus.read_ahead import worker_count\n"
+            f"print(worker_count(2, 3), len(read_papers({str(folder)!r}, on_error='skip', workers=2)))\n")  # fmt: skip
+    unguarded, guarded = tmp_path / "unguarded.py", tmp_path / "guarded.py"
+    unguarded.write_text(body)
+    guarded.write_text("def main():\n" + "".join(f"    {line}\n" for line in body.splitlines())
+                       + 'if __name__ == "__main__":\n    main()\n')  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    run = lambda script: subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,  # noqa: E731
+                                        timeout=120, check=True).stdout.split()  # fmt: skip
+    assert run(unguarded) == ["1", "4"]
+    assert run(guarded) == ["2", "4"]

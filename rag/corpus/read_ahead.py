@@ -7,6 +7,11 @@ streamed in the caller's process as before. The workers are started with "spawn"
 encoder, a Chroma client) and ignore Ctrl-C, which the caller handles. A worker that dies on a file (a crash inside
 PDFium) costs that file only: the file is read again alone in a fresh worker, and if that one dies too the file is a
 bad record ("the PDF reader crashed on it"); the files queued behind it are sent to a new pool.
+
+A spawned worker first runs the top level of the caller's main script again (Python's rule for "spawn"): a script
+that calls rag.build_index without an `if __name__ == "__main__":` guard would index again in every worker, waiting
+on the index lock. So workers are used only when the main module is safe to re-run (`main_is_guarded`): the `rag`
+command, `python -m` of a guarded module, an interactive session; otherwise the PDFs are read in the caller's process.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -36,10 +42,26 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def main_is_guarded() -> bool:
+    """Whether spawned workers may start here: the main module is an interactive session (spawn does not re-run
+    it) or a file whose top level is guarded by `if __name__ == "__main__":` (read, not run)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    path = getattr(spec, "origin", None) or getattr(main, "__file__", None)
+    if not path:
+        return True
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "__name__" in text and "__main__" in text
+
+
 def worker_count(setting: int, files: int) -> int:
     """How many workers read `files` PDFs: `setting` (0: one per core), never more than the files; 1 or less means
-    no workers (the caller reads them itself)."""
-    return min(setting if setting > 0 else cores(), files)
+    no workers (the caller reads them itself), as when the main script would run again in each worker."""
+    wanted = min(setting if setting > 0 else cores(), files)
+    return wanted if wanted <= 1 or main_is_guarded() else 1
 
 
 def _quiet() -> None:
