@@ -7,7 +7,7 @@ retrieve, score sentences): the lists with their gold papers, and those no paper
 paper becomes one row: its FEATURES and whether it is gold; each question keeps whether retrieval refused it before
 any list and its `coverage` (rag.answer.list_keep). The rows are cached in --rows (re-fitting then needs no model).
 
-Two things are fitted: the paper model, on the papers of answerable questions (L2 logistic regression), and the
+Two things are fitted: the paper model, on the papers of the list questions of SOURCES (L2 logistic regression), and the
 off-topic cut on `coverage`, the highest that refuses at most MAX_FALSE_REFUSAL of the answerable questions; the
 frame words left out of `coverage` are learned from the dev questions of both corpora (frame_words). Reported, with
 denominators: leave-one-question-out and cross-corpus (fit on one library's questions, score the other's) recall and
