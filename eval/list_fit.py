@@ -148,7 +148,7 @@ def collect(home: Path, list_k: int | None = None, frame: Sequence[str] = ()) ->
                     continue
                 for pid, p, feats in zip(ids, papers, features(question.text, papers, floor), strict=True):
                     rows.append({**meta, "paper": pid, "gold": pid in gold, "cosine": p.cosine, "floor": floor,
-                                 "similarity": p.similarity, "sentence": p.sentence, "features": feats})  # fmt: skip
+                                 "features": feats})  # fmt: skip
         a.close()
     return rows
 
@@ -210,7 +210,7 @@ def questions(rows: Sequence[Row]) -> dict[str, list[Row]]:
     return out
 
 
-def coverage(group: Sequence[Row]) -> float:
+def question_coverage(group: Sequence[Row]) -> float:
     """The question's coverage (rag.answer.list_keep.coverage); 1 where the cut never refuses: a question whose
     author, year or venue already chose the papers, or without a topic word."""
     covered = group[0].get("coverage")
@@ -220,7 +220,7 @@ def coverage(group: Sequence[Row]) -> float:
 def coverage_cut(groups: dict[str, list[Row]]) -> float:
     """The highest cut (0.00, 0.01, ...) on `coverage` below which a list question is refused as off-topic that
     refuses at most MAX_FALSE_REFUSAL of the answerable list questions that reach the list (not refused before)."""
-    reached = [coverage(g) for g in groups.values() if g[0]["gold_total"] and g[0]["paper"] is not None]
+    reached = [question_coverage(g) for g in groups.values() if g[0]["gold_total"] and g[0]["paper"] is not None]
     grid = [round(t, 2) for t in np.arange(0.0, 0.6, 0.01)]
     return max(t for t in grid if sum(c < t for c in reached) <= MAX_FALSE_REFUSAL * len(reached))
 
@@ -228,7 +228,7 @@ def coverage_cut(groups: dict[str, list[Row]]) -> float:
 def named(group: Sequence[Row], chosen: Sequence[bool], fallback: str | None = None, cut: float = 0.0) -> list[Row]:
     fallback = fallback or FALLBACK
     papers = [r for r in group if r["paper"] is not None]
-    if papers and coverage(group) < cut:  # no paper holds enough of the question's words: refused as off-topic
+    if papers and question_coverage(group) < cut:  # no paper holds enough of the question's words: refused as off-topic
         return []
     kept = [r for r, c in zip(papers, chosen, strict=True) if c]
     if not kept and papers and fallback != "none":
@@ -293,7 +293,7 @@ def cut_by_file(groups: dict[str, list[Row]]) -> dict[str, str]:
     for file in sorted({g[0]["file"] for g in groups.values()}):
         cut = coverage_cut({k: g for k, g in groups.items() if g[0]["file"] != file})
         reach = [g for g in groups.values() if g[0]["file"] == file and g[0]["paper"] is not None]
-        refused = [g for g in reach if coverage(g) < cut]
+        refused = [g for g in reach if question_coverage(g) < cut]
         n_ans, w = sum(1 for g in reach if g[0]["gold_total"]), sum(1 for g in refused if g[0]["gold_total"])
         r, n_off = len(refused) - w, len(reach) - n_ans
         out[file] = f"cut {cut:.2f}: answerable refused {w}/{n_ans}, no-answer refused {r}/{n_off}"

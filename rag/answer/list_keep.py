@@ -54,6 +54,21 @@ class Candidate:
     text: str  # the abstract
 
 
+@lru_cache(maxsize=512)
+def _words_of_text(title: str, text: str) -> frozenset[str]:
+    return frozenset(tokenize(text)) | frozenset(tokenize(title))
+
+
+def _words_of(paper: Candidate) -> frozenset[str]:
+    """The paper's title and abstract words (tokenized once for `features` and `coverage` alike)."""
+    return _words_of_text(paper.title, paper.text)
+
+
+def _rarity(words: set[str], texts: Sequence[frozenset[str]]) -> dict[str, float]:
+    """Each word's weight by how rare it is among the papers' `texts` (a word none holds weighs most; never below 0)."""
+    return {w: max(math.log((len(texts) + 1) / (sum(w in t for t in texts) + 0.5)), 0.0) for w in words}
+
+
 def features(question: str, papers: Sequence[Candidate], floor: float) -> list[dict[str, float]]:
     """FEATURES of every paper, each relative to the best paper of the same question (so one library's scale does
     not decide): a question word counts by how rare it is among the papers considered (a word every paper holds
@@ -66,13 +81,12 @@ def features(question: str, papers: Sequence[Candidate], floor: float) -> list[d
     close = max(p.similarity for p in papers) or 1.0
     order = sorted(range(len(papers)), key=lambda i: -papers[i].fused)
     rank = {i: r for r, i in enumerate(order)}
-    words = set(tokenize(question))
-    texts = [set(tokenize(p.text)) | set(tokenize(p.title)) for p in papers]
-    weight = {w: math.log((len(papers) + 1) / (sum(w in t for t in texts) + 0.5)) for w in words}
-    total = sum(max(v, 0.0) for v in weight.values()) or 1.0
+    texts = [_words_of(p) for p in papers]
+    weight = _rarity(set(tokenize(question)), texts)
+    total = sum(weight.values()) or 1.0
 
-    def share(held: set[str]) -> float:
-        return sum(max(v, 0.0) for w, v in weight.items() if w in held) / total
+    def share(held: frozenset[str]) -> float:
+        return sum(v for w, v in weight.items() if w in held) / total
 
     return [
         {
@@ -82,7 +96,7 @@ def features(question: str, papers: Sequence[Candidate], floor: float) -> list[d
             "sentence_rel": p.sentence / lead,
             "similarity_rel": p.similarity / close,
             "rank": rank[i] / max(len(papers) - 1, 1),
-            "title_terms": share(set(tokenize(p.title))),
+            "title_terms": share(frozenset(tokenize(p.title))),
             "abstract_terms": share(texts[i]),
         }
         for i, p in enumerate(papers)
@@ -115,8 +129,8 @@ def coverage(question: str, papers: Sequence[Candidate], frame: frozenset[str]) 
     words = set(tokenize(question)) - frame
     if not words or not papers:
         return None
-    texts = [set(tokenize(p.text)) | set(tokenize(p.title)) for p in papers]
-    weight = {w: max(math.log((len(papers) + 1) / (sum(w in t for t in texts) + 0.5)), 0.0) for w in words}
+    texts = [_words_of(p) for p in papers]
+    weight = _rarity(words, texts)
     parts = [part for part in (set(tokenize(a)) & words for a in _ALTERNATIVES.split(question)) if part]
 
     def held(part: set[str]) -> float:
