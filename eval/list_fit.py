@@ -9,7 +9,7 @@ any list and its `coverage` (rag.answer.list_keep). The rows are cached in --row
 
 Two things are fitted: the paper model, on the papers of the list questions of SOURCES (L2 logistic regression), and the
 off-topic cut on `coverage`, the highest that refuses at most MAX_FALSE_REFUSAL of the answerable questions; the
-frame words left out of `coverage` are learned from the dev questions of both corpora (frame_words). Reported, with
+frame words left out of `coverage` are learned from the dev questions of both corpora (eval.list_frame). Reported, with
 denominators: leave-one-question-out and cross-corpus (fit on one library's questions, score the other's) recall and
 precision of the gold papers named and the no-answer questions refused, for the model with and without the cut and
 for the former hand-set rule; the cut calibrated leaving each file out; how many gold papers retrieval never brought
@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from eval.list_frame import FRAME_RULE, frame_files, frame_words
 from eval.questions import load_questions
 from eval.suites import CORPORA, SETS
 from rag.answer.list_keep import FEATURES, MODEL
@@ -51,11 +52,6 @@ SEED = 0  # nothing is random (Newton's method from zero); kept in the manifest 
 L2 = 1.0  # ridge penalty on the standardised weights
 BETA = 2.0  # F-beta of the threshold: recall counts twice as much as precision
 MAX_FALSE_REFUSAL = 0.05  # the off-topic cut may refuse at most this share of the answerable list questions
-# a frame word (rag.answer.list_keep): missing from every answering paper in at least FRAME_SHARE of the dev questions
-# that use it, and in at least FRAME_MIN questions of each corpus (a topic word of one library's papers is not one)
-FRAME_SHARE = 0.8
-FRAME_MIN = 2
-FRAME_CORPORA = ("icml2025", "arxiv")
 DEEP = 30  # how deep retrieval is looked at for gold papers LIST_K misses
 
 Row = dict[str, Any]
@@ -65,36 +61,9 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def frame_files() -> list[tuple[str, str]]:
-    """(corpus, file under eval/sets) of every bundled dev question set of FRAME_CORPORA."""
-    from eval.suites import BUNDLED
-
-    return [(corpus, file) for _, file, split, corpus in BUNDLED if split == "dev" and corpus in FRAME_CORPORA]
-
-
-def frame_words() -> list[str]:
-    """The words (stems) that frame a question rather than name its topic, learned from the dev questions of both
-    corpora: those missing from every gold paper's title and abstract (see FRAME_SHARE, FRAME_MIN)."""
-    from rag.corpus.lexicon import tokenize
-
-    texts = {}
-    for corpus in FRAME_CORPORA:
-        for line in CORPORA[corpus].read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                paper = json.loads(line)
-                texts[paper["id"]] = set(tokenize(f"{paper.get('title', '')} {paper.get('abstract', '')}"))
-    used: dict[str, dict[str, int]] = {c: {} for c in FRAME_CORPORA}
-    missing: dict[str, dict[str, int]] = {c: {} for c in FRAME_CORPORA}
-    for corpus, file in frame_files():
-        asked = {q.question: q for q in load_questions(SETS / file) if q.gold}  # a question repeated counts once
-        for q in asked.values():
-            gold = [texts[p] for p in q.gold or () if p in texts]
-            for w in set(tokenize(q.question)) if gold else ():
-                used[corpus][w] = used[corpus].get(w, 0) + 1
-                if not any(w in t for t in gold):
-                    missing[corpus][w] = missing[corpus].get(w, 0) + 1
-    return sorted(w for w in missing[FRAME_CORPORA[0]] if all(
-        missing[c].get(w, 0) >= max(FRAME_MIN, FRAME_SHARE * used[c].get(w, 0)) for c in FRAME_CORPORA))  # fmt: skip
+def all_files() -> list[tuple[str, str]]:
+    """(corpus, file) of every dev file the fit asks questions of: SOURCES, then the other dev files of both corpora."""
+    return list(dict.fromkeys([*SOURCES, *frame_files()]))
 
 
 def collect(home: Path, list_k: int | None = None, frame: Sequence[str] = ()) -> list[Row]:
@@ -115,7 +84,7 @@ def collect(home: Path, list_k: int | None = None, frame: Sequence[str] = ()) ->
     framing = GRAMMAR_WORDS | frozenset(frame)
     base = load_settings(home=str(home), llm="extractive")
     embedder = lazy_embedder(base)
-    files = dict.fromkeys([*SOURCES, *frame_files()])
+    files = all_files()
     for corpus in dict.fromkeys(c for c, _ in files):
         settings = base.replace(collection=f"fit-{corpus}")
         build_index(settings, [CORPORA[corpus]], embedder=embedder)
@@ -353,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = Path(args.rows)
     frame = frame_words()
     cached = json.loads(cache.read_text()) if cache.exists() and not args.refresh else {}
-    key = {"frame": frame, "sources": [list(s) for s in dict.fromkeys([*SOURCES, *frame_files()])]}
+    key = {"frame": frame, "sources": [list(s) for s in all_files()]}
     if isinstance(cached, dict) and all(cached.get(k) == v for k, v in key.items()):  # else asked again
         rows = cached["rows"]
     else:
@@ -370,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         manifest = [{"file": f"eval/sets/{f}", "sha256": sha256(SETS / f),
                      "paper_model_questions": sum(1 for r in firsts if r["file"] == f and r["typed"]),
                      "cut_questions": sum(1 for r in firsts if r["file"] == f)}
-                    for _, f in dict.fromkeys([*SOURCES, *frame_files()])]  # fmt: skip
+                    for _, f in all_files()]  # fmt: skip
         MODEL.write_text(json.dumps({
             "what": "a retrieved paper is named in a 'which papers ...' list when P(gold) >= threshold",
             "features": list(FEATURES), "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
@@ -380,8 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "gold_rows": int(sum(r["gold"] for r in train)), "data": manifest,
                     "frame_words_from": [{"file": f"eval/sets/{f}", "sha256": sha256(SETS / f)}
                                          for _, f in frame_files()],
-                    "frame_rule": f"missing from every gold paper in >= {FRAME_SHARE:.0%} of the dev questions using "
-                                  f"it, and in >= {FRAME_MIN} questions of each of {', '.join(FRAME_CORPORA)}",
+                    "frame_rule": FRAME_RULE,
                     "command": "python -m eval.list_fit --write"},
             "figures": figures,
         }, indent=1) + "\n")  # fmt: skip
