@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON ?= python3
 QUESTION ?= How many wells are in the Alberta dataset?
 
-.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-venv train-judge train-answers fit-lists fit-crosslingual fit-absent clean
+.PHONY: run setup setup-local test-deps index ask ui test test-fast lint eval eval-check bench train-venv train-judge train-answers fit-sentences fit-lists fit-crosslingual fit-absent clean
 
 run: setup index ask ui
 
@@ -94,6 +94,11 @@ TRAIN_VENV := .venv-train
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 JUDGE_EPOCHS ?= 2
 JUDGE_MAX_TRAIN ?= 12000
+# the sentence score (rag/models/sentence_rank.json): a conditional logit over each dev question's retrieved sentences
+# of both corpora (eval/sentence_fit.py). The list and absent-detail models read its scores: refit them after it
+fit-sentences:
+	$(BIN)/python -m eval.sentence_fit --write
+
 # the list model (rag/models/list_keep.json): refitted from the dev list questions of both corpora (eval/list_fit.py)
 fit-lists:
 	$(BIN)/python -m eval.list_fit --write

@@ -1,12 +1,12 @@
 """The no-LLM backend: answers made of the retrieved abstracts' own sentences, each with its citation.
 
-Deterministic and grounded by construction. Sentences are scored by rag.answer.sentence_scores (similarity, word
-overlap, the paper's relevance, the sentence's role); the answer leads with the result or conclusion that answers
-and quotes an aim only when the question asks for one. Questions that ask for a quantity only take sentences that
+Deterministic and grounded by construction. Sentences are scored by rag.answer.sentence_scores (a score learned
+from dev questions over similarity, word overlap, the paper's relevance, the sentence's role, a stated number); the
+answer leads with the result or conclusion that answers and quotes an aim only when the question asks for one. Questions that ask for a quantity only take sentences that
 state one; questions about authors, code or links are answered from the index metadata; lists, comparisons and
 summaries give one cited line per paper (rag.answer.paper_lines). When no sentence addresses the question well
-enough (its similarity is below the library's sentence floor, or its score below MIN_SCORE) the answer is the
-fixed refusal sentence.
+enough (its similarity is below the library's sentence floor, or its score below the calibrated `min_score`) the
+answer is the fixed refusal sentence.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from rag.answer import paper_lines, paper_pick
+from rag.answer import paper_lines, paper_pick, sentence_rank
 from rag.answer.absent_model import absent_detail
 from rag.answer.absent_value import asked_value, name_gap, value_gap
 from rag.answer.abstain import Floors, lexical_gap
@@ -36,7 +36,6 @@ from rag.ports import ChatModel
 from rag.types import Hit
 from rag.verify.sentence_vectors import SentenceVectors
 
-MIN_SCORE = 0.35  # below this the best sentence does not answer: refuse
 KEEP_WITHIN = 0.85  # a further sentence joins the answer when it scores at least this share of the best one
 OTHER_PAPER_WITHIN = 0.92  # ... and a sentence of another paper only when it is about as relevant
 OTHER_RELEVANCE_WITHIN = 0.85  # ... and that paper is about as relevant to the question as the answering one
@@ -44,6 +43,12 @@ MAX_SENTENCES = 3
 MAX_PER_PAPER = 2
 FINDING_WITHIN = 0.7  # the answering paper's best finding leads when it scores at least this share of the best
 CONCLUSION_FIRST = 0.1  # a yes/no question: its conclusion before a result that scores up to this much more
+
+
+def min_score() -> float:
+    """Below this the best sentence does not answer: refuse (calibrated with the learned sentence score,
+    rag.answer.sentence_rank)."""
+    return sentence_rank.stored().min_score
 
 
 class ExtractiveBackend:
@@ -112,17 +117,17 @@ class ExtractiveBackend:
         if any(h.page is not None for h in hits) and asked_value(question) == "number":  # full text: "what weight
             # decay": a sentence giving the attribute a value ("a weight decay of 0.0001"), when one answers well enough
             valued = [c for c in scored if any(states_value(c.text, phrase) for phrase in question.focus)]
-            scored = valued if valued and valued[0].score >= MIN_SCORE else scored
+            scored = valued if valued and valued[0].score >= min_score() else scored
         # "which of them saves parameters?": the sentences that say by how much. Not for a list (every paper that
         # addresses it is listed), "how much" (its numbers are chosen above) or yes/no (its conclusion answers)
         other = question.wants("list") or question.wants("quantity") or question.wants("yes_no")
         smaller = frozenset() if other else smaller_nouns(question.asked)
         stated = [c for c in scored if states_amount(c.text, smaller)] if smaller else []
-        if stated and stated[0].score >= MIN_SCORE:
+        if stated and stated[0].score >= min_score():
             scored = stated
         if not question.wants("aim"):  # an aim restates the question: quoted only when nothing else answers
             findings = [c for c in scored if c.role != OBJECTIVE]
-            scored = findings if findings and findings[0].score >= MIN_SCORE else scored
+            scored = findings if findings and findings[0].score >= min_score() else scored
         return scored
 
     def answer(self, question: Question, hits: Sequence[Hit], named: list[int]) -> str:
@@ -140,7 +145,7 @@ class ExtractiveBackend:
         by = authored(question, hits)  # ... and a named author's paper answers however the question is worded
         if question.wants("recommendation") and not mine:  # "which paper should I read": its title, then why
             picked = self._scored(question, hits, contribution=True)
-            return (paper_pick.recommendation(picked, hits) if picked and picked[0].score >= MIN_SCORE else None) or (
+            return (paper_pick.recommendation(picked, hits) if picked and picked[0].score >= min_score() else None) or (
                 lead or REFUSAL
             )
         if question.wants("list"):
@@ -161,17 +166,17 @@ class ExtractiveBackend:
             meant = paper_pick.two_step_paper(question.text, hits)
         if meant is not None and len(named) < 2:  # "the Zorp123 benchmark"
             own = [c for c in scored if same_paper(hits, c.n, meant)]
-            scored = own if own and own[0].score >= MIN_SCORE else scored
+            scored = own if own and own[0].score >= min_score() else scored
         if mine:  # the author or venue named the papers: their best sentences answer
             scored = [c for c in scored if c.n in mine] or scored
-        if not scored or scored[0].score < MIN_SCORE and not by:
+        if not scored or scored[0].score < min_score() and not by:
             return lead or REFUSAL
         chosen = self._chosen(scored, hits)
         if len(question.parts) > 1:  # a multi-part question gets a sentence for every part
             self.vectors(list(question.parts))  # the parts' vectors in one model call, not one call each
             for part in (part_question(question, p) for p in question.parts):
                 best = self._scored(part, hits)
-                new = best and best[0].score >= MIN_SCORE and all(c.text != best[0].text for c in chosen)
+                new = best and best[0].score >= min_score() and all(c.text != best[0].text for c in chosen)
                 if new and len(chosen) < MAX_SENTENCES + 1:
                     chosen.append(best[0])
         if not question.wants("aim"):

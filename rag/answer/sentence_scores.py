@@ -1,10 +1,10 @@
 """Every quotable sentence of the retrieved sources, scored for how well it answers the question.
 
-score(sentence) = cosine(question, sentence) + OVERLAP_WEIGHT * share of the question's words it contains
-                + PAPER_PRIOR * the paper's own relevance (BODY_WEIGHT less for a full-text body window)
-                + a role weight (rag.corpus.roles): a result or conclusion is what answers a question; an aim or
-                  background sentence only restates it, unless the question asks for the aim
-A sentence that is itself a question ("One question is whether ...?") is never quoted.
+The score is rag.answer.sentence_rank's learned linear score (the sentence's cosine to the question, the share of
+the question's words it and its neighbours hold, the paper's relevance, its role, a contribution, its position, a
+stated number), on the scale of the hand-set score it replaced (`hand_score`, kept as the reference the fit maps
+onto), plus BODY_WEIGHT for a full-text body window. A sentence that is itself a question ("One question is whether
+...?") is never quoted.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.answer import sentence_rank
 from rag.answer.question import Question
+from rag.answer.sentence_rank import Sentence
 from rag.corpus.lexicon import tokenize
 from rag.corpus.roles import BACKGROUND, CONCLUSION, FINDINGS, METHOD, OBJECTIVE, RESULT, sentence_roles
 from rag.text import split_sentences
@@ -21,21 +23,20 @@ from rag.types import Hit
 from rag.verify.injection import untrusted
 from rag.verify.sentence_vectors import SentenceVectors
 
-# -- weights, in one place (tuned on the dev splits only) -------------------------------------------------------------
+# -- the hand-set score the learned one replaced (tuned on the dev splits): the scale eval.sentence_fit maps onto ----
 OVERLAP_WEIGHT = 0.3  # word overlap catches exact terms the embedding blurs
 PAPER_PRIOR = 0.3  # sentences of the most relevant paper come first
-# a question word also in the paper's title names the paper, not the answer (0.5 lost 3 dev facts)
-TITLE_WORD_WEIGHT = 0.0
 CONTRIBUTION_BONUS = 0.15  # "what does it propose?": the paper's contribution sentence ("we introduce ...")
 CONTRIBUTION_WEIGHT = 0.05  # otherwise a contribution sentence still carries the answer more often than background
 # by role: what a result or conclusion says answers; an aim or background restates the question
 ROLE_WEIGHT = {RESULT: 0.06, CONCLUSION: 0.08, METHOD: 0.0, OBJECTIVE: -0.12, BACKGROUND: -0.06}
 AIM_WEIGHT = {OBJECTIVE: 0.1, BACKGROUND: 0.0}  # ... unless the question asks for the aim
+YES_NO_FINDING = 0.06  # a yes/no question is answered by a finding: more so than a "what" question
 # a sentence of a full-text body window (a PDF's page): the abstract states a paper's claims, the body repeats them
 # with details and extraction noise, so the abstract's sentence answers when both do about as well (dev PDFs: the
-# abstract lost "9x faster than R-CNN" to a body table's timings by 0.06, "2.2 million images" by 0.04)
+# abstract lost "9x faster than R-CNN" to a body table's timings by 0.06, "2.2 million images" by 0.04). Not learned:
+# the dev questions the weights are fitted on have no body windows
 BODY_WEIGHT = -0.1
-YES_NO_FINDING = 0.06  # a yes/no question is answered by a finding: more so than a "what" question
 
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
 _LINK = re.compile(r"https?://|\bwww\.|\bgithub\.com\b", re.IGNORECASE)
@@ -83,6 +84,14 @@ def role_weight(question: Question, role: str) -> float:
     return weight + YES_NO_FINDING if question.wants("yes_no") and role in FINDINGS else weight
 
 
+def hand_score(question: Question, s: Sentence, contribution: bool) -> float:
+    """The hand-set score (without BODY_WEIGHT): the scale the learned score is put on (eval.sentence_fit)."""
+    bonus = role_weight(question, s.role)
+    if s.contribution:
+        bonus = CONTRIBUTION_BONUS if contribution else max(bonus, CONTRIBUTION_WEIGHT)
+    return s.similarity + OVERLAP_WEIGHT * s.overlap + PAPER_PRIOR * s.paper + bonus
+
+
 def quotable(sentence: str) -> bool:
     """Not a question itself, not a pointer to code or data ("Code is available at https://..."; links are answered
     from the metadata), and long enough to say something."""
@@ -91,38 +100,55 @@ def quotable(sentence: str) -> bool:
     return not text.endswith("?") and len(text.split()) >= 3 and not pointer
 
 
-def score_sentences(
-    question: Question, hits: Sequence[Hit], vectors: SentenceVectors, contribution: bool = False
-) -> list[Scored]:
-    """Every quotable sentence of the hits, best first. `contribution`: the question asks what a paper proposes,
-    so its contribution sentence ("we introduce ...") gets CONTRIBUTION_BONUS."""
-    contribution = contribution or question.wants("contribution")
-    candidates = []
+def candidates(question: Question, hits: Sequence[Hit], vectors: SentenceVectors) -> list[tuple[int, Sentence]]:
+    """Every quotable sentence of the hits, with its source number (1-based) and what the score reads of it."""
+    found = []
     for n, h in enumerate(hits, 1):
         if untrusted(h):  # a source that gives the model orders is never quoted
             continue
         sentences = split_sentences(h.text)
         for i, (s, role) in enumerate(zip(sentences, hit_roles(h, sentences), strict=True)):
             if quotable(s):
-                candidates.append((n, i, s, role))
-    if not candidates:
+                found.append((n, i, s, role, sentences))
+    if not found:
         return []
-    vecs = vectors([question.text] + [s for _, _, s, _ in candidates])
+    vecs = vectors([question.text] + [s for _, _, s, _, _ in found])
     sims = vecs[1:] @ vecs[0]
     qwords = set(question.tokens)
-    # words of the paper's own title mostly identify the paper, not the answer: they count TITLE_WORD_WEIGHT, so
-    # a background sentence that restates the topic does not beat the sentence that answers
-    weights_of = {n: {w: TITLE_WORD_WEIGHT if w in title else 1.0 for w in qwords}
-                  for n, title in ((n, set(tokenize(h.paper.title))) for n, h in enumerate(hits, 1))}  # fmt: skip
+    # words of the paper's own title mostly identify the paper, not the answer: a background sentence that restates
+    # the topic does not beat the sentence that answers
+    titles = {n: set(tokenize(h.paper.title)) for n, h in enumerate(hits, 1)}
+    asked = {n: [w for w in qwords if w not in title] for n, title in titles.items()}
+    words_of: dict[tuple[int, int], set[str]] = {}
+
+    def words(n: int, i: int, sentences: list[str]) -> set[str]:
+        if (n, i) not in words_of:
+            words_of[n, i] = set(tokenize(sentences[i]))
+        return words_of[n, i]
+
     out = []
-    for (n, i, s, role), sim in zip(candidates, sims, strict=True):
-        weights = weights_of[n]
-        total = sum(weights.values())
-        words = set(tokenize(s)) if total else set()  # once per sentence, not once per question word
-        overlap = sum(v for w, v in weights.items() if w in words) / total if total else 0.0
-        prior = PAPER_PRIOR * (hits[n - 1].dense_score or 0.0) + (BODY_WEIGHT if hits[n - 1].page is not None else 0.0)
-        bonus = role_weight(question, role)
-        if is_contribution(s):
-            bonus = CONTRIBUTION_BONUS if contribution else max(bonus, CONTRIBUTION_WEIGHT)
-        out.append(Scored(n, i, s, float(sim) + OVERLAP_WEIGHT * overlap + prior + bonus, role, float(sim)))
+    for (n, i, s, role, sentences), sim in zip(found, sims, strict=True):
+        wanted = asked[n]
+        own = words(n, i, sentences) if wanted else set()
+        near = set().union(*(words(n, j, sentences) for j in range(max(0, i - 1), min(len(sentences), i + 2))
+                             if j != i)) if wanted else set()  # fmt: skip
+        share = sum(w in own for w in wanted) / len(wanted) if wanted else 0.0
+        context = sum(w in own or w in near for w in wanted) / len(wanted) if wanted else 0.0
+        out.append((n, Sentence(s, float(sim), share, context, hits[n - 1].dense_score or 0.0, role,
+                                is_contribution(s), i, len(sentences))))  # fmt: skip
+    return out
+
+
+def score_sentences(
+    question: Question, hits: Sequence[Hit], vectors: SentenceVectors, contribution: bool = False
+) -> list[Scored]:
+    """Every quotable sentence of the hits, best first. `contribution`: the question asks what a paper proposes
+    (its contribution sentence, "we introduce ...", counts for more)."""
+    contribution = contribution or question.wants("contribution")
+    found = candidates(question, hits, vectors)
+    sentences = [s for _, s in found]
+    hand = [hand_score(question, s, contribution) for s in sentences]
+    learned = sentence_rank.scores(question, sentences, contribution, hand)
+    out = [Scored(n, s.position, s.text, score + (BODY_WEIGHT if hits[n - 1].page is not None else 0.0), s.role,
+                  s.similarity) for (n, s), score in zip(found, learned, strict=True)]  # fmt: skip
     return sorted(out, key=lambda c: -c.score)
