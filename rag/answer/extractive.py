@@ -2,11 +2,11 @@
 
 Deterministic and grounded by construction. Sentences are scored by rag.answer.sentence_scores (a score learned
 from dev questions over similarity, word overlap, the paper's relevance, the sentence's role, a stated number); the
-answer leads with the result or conclusion that answers and quotes an aim only when the question asks for one. Questions that ask for a quantity only take sentences that
-state one; questions about authors, code or links are answered from the index metadata; lists, comparisons and
-summaries give one cited line per paper (rag.answer.paper_lines). When no sentence addresses the question well
-enough (its similarity is below the library's sentence floor, or its score below the calibrated `min_score`) the
-answer is the fixed refusal sentence.
+answer leads with the result or conclusion that answers and quotes an aim only when the question asks for one.
+Questions that ask for a quantity only take sentences that state one; questions about authors, code or links are
+answered from the index metadata; lists, comparisons and summaries give one cited line per paper
+(rag.answer.paper_lines). When no sentence addresses the question well enough (its similarity is below the
+library's sentence floor, or its score below the calibrated `min_score`) the answer is the fixed refusal sentence.
 """
 
 from __future__ import annotations
