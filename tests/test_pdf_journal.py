@@ -6,7 +6,8 @@ journal's label of the article type above the title, and the year a journal prin
 from __future__ import annotations
 
 from rag.corpus.pdf import _page_text
-from rag.corpus.pdf_layout import find_abstract, reading_order
+from rag.corpus.pdf_abstract import find_abstract
+from rag.corpus.pdf_layout import reading_order
 from rag.corpus.pdf_meta import Run, identifiers, title_from_runs
 from rag.corpus.pdf_words import glued_words
 

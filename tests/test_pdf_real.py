@@ -58,7 +58,8 @@ def test_a_doi_broken_across_lines_is_whole(tmp_path: Path) -> None:
 
 
 def test_ligatures_are_unfolded_and_line_end_hyphens_undone_only_where_they_split_a_word(tmp_path: Path) -> None:
-    from rag.corpus.pdf_layout import find_abstract, reading_order
+    from rag.corpus.pdf_abstract import find_abstract
+    from rag.corpus.pdf_layout import reading_order
 
     lines = reading_order("Abstract\nWe ﬁnd that well-\ntrained repre-\nsentations of ﬂow are self-\nsupervised.")
     found = find_abstract(lines)

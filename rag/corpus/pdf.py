@@ -20,10 +20,10 @@ from typing import Any
 
 from rag.corpus import pdf_pdfium
 from rag.corpus.paper_fields import valid_id
+from rag.corpus.pdf_abstract import find_abstract
 from rag.corpus.pdf_layout import (
     columns_run_together,
     drop_running_lines,
-    find_abstract,
     reading_order,
     sections,
     wide_without_gutter,

@@ -1,4 +1,5 @@
-"""A PDF's extracted text -> a paper: reading order, abstract and (with --full-text) its sections.
+"""A PDF's extracted text -> a paper: reading order and (with --full-text) its sections (the abstract:
+rag.corpus.pdf_abstract).
 
 Works on the text pypdf lays out per page (rag.corpus.pdf): one string per page in which each text line keeps
 its horizontal position. Two-column pages are recognised by a gutter, a run of blank character columns near
@@ -13,19 +14,6 @@ from collections.abc import Sequence
 
 from rag.types import Section
 
-_ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–-]\s*|\s+|$)(.*)$", re.IGNORECASE)
-_STOP_RE = re.compile(
-    r"^\s*(keywords|key words|index terms|ccs concepts|acm reference format|categories and subject descriptors"
-    r"|general terms|received|accepted|published|citation|editor|academic editor|correspondence|copyright|©"
-    r"|(?-i:Subjects?|Subject areas|\d?\s*Department of)|how to cite|full list of author information"
-    r"|funding|competing interests|data availability|author summary|open access|https?://doi\.org|doi:"
-    r"|this is an open access article|licensed under|\*\s*corresponding author)\b",
-    re.IGNORECASE,
-)  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
-# the last labelled part of a structured abstract; the body may follow in the same column without a heading
-_LAST_PART_RE = re.compile(r"^\s*(?:conclusions?|interpretation|significance)\b\s*[.:]?\s", re.IGNORECASE)
-_FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
-MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 # a line-end hyphen after these is a real one ("well-trained"), not a word split by the typesetter
 _COMPOUND_HEADS = frozenset(
@@ -49,10 +37,8 @@ MERGED_WIDTH = 105  # median characters per layout line from which a page may be
 MERGED_RATIO = 0.65  # plain mode's median line against layout mode's when the columns were run together
 EDGE_LINES = 3  # lines at the top and at the bottom of a page where running headers and footers sit
 RUNNING_SHARE = 0.4
-SHORT_LINE = 0.85  # a paragraph's last line against the median line of the text before it
+SIDEBAR_FROM = 0.2  # a first page's narrow sidebar (a fifth of the width and more) beside a one-column body
 MAX_COLUMN_DEPTH = 1  # a column split once more (sidebar | column | column), no further
-MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
-MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
 
 def _norm(line: str) -> str:
@@ -73,14 +59,15 @@ def _text(line: str) -> str:
     return _norm(line)
 
 
-def _gutter(lines: Sequence[str]) -> int | None:
-    """The character column of a two-column page's gutter, or None for a one-column page."""
+def _gutter(lines: Sequence[str], first: float = 0.3) -> int | None:
+    """The character column of a two-column page's gutter, or None for a one-column page (`first`: the share of the
+    width from which a gutter is looked for)."""
     text_lines = [line for line in lines if line.strip()]
     width = max((len(line) for line in text_lines), default=0)
     if len(text_lines) < 6 or width < 40:
         return None
     counts = {}
-    for c in range(int(width * 0.3), int(width * 0.7) + 1):
+    for c in range(int(width * first), int(width * 0.7) + 1):
         counts[c] = sum(
             1
             for line in text_lines
@@ -115,7 +102,7 @@ def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> lis
     licence) beside a two-column body is a third column, read apart rather than line by line with the abstract
     beside it. Other pages are not split further: a table's columns would be taken for a sidebar."""
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
-    gutter = _gutter(lines)
+    gutter = _gutter(lines, SIDEBAR_FROM if sidebars and depth == 0 else 0.3)
     if gutter is None:
         return [_text(line) for line in lines]
     out: list[str] = []
@@ -192,7 +179,7 @@ def heading_title(line: str) -> str | None:
     return title
 
 
-def _paragraph_text(lines: Sequence[str]) -> str:
+def paragraph_text(lines: Sequence[str]) -> str:
     out = ""
     for line in lines:
         if not line:
@@ -204,74 +191,6 @@ def _paragraph_text(lines: Sequence[str]) -> str:
         else:
             out = f"{out} {line}" if out else line
     return out
-
-
-def _prose(text: str) -> bool:
-    """A paragraph of sentences, not an author list, affiliations or licence text."""
-    words = re.findall(r"[A-Za-z]+", text.lower())
-    return bool(words) and sum(w in _FUNCTION_WORDS for w in words) >= MIN_PROSE_SHARE * len(words)
-
-
-def _finish(text: str) -> str:
-    return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
-
-
-def _sentence_goes_on(body: Sequence[str], rest: Sequence[str]) -> bool:
-    """A blank line in mid-sentence (a sidebar beside the abstract left a gap): the text before it does not end
-    a sentence and the next line starts in lower case."""
-    last = next((line for line in reversed(body) if line), "")
-    following = next((line for line in rest if line), "")
-    return bool(last) and not last.rstrip().endswith((".", "!", "?", ":")) and following[:1].islower()
-
-
-def _paragraph_ends(body: Sequence[str]) -> bool:
-    """The last line closes a sentence and stops well short of the lines before it: a paragraph's last line."""
-    widths = sorted(len(line) for line in body if line)
-    last = body[-1].rstrip()
-    return len(widths) >= 3 and last.endswith((".", "!", "?")) and len(last) < SHORT_LINE * widths[len(widths) // 2]
-
-
-def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
-    """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
-    words), or else the first paragraph of at least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
-    for i, line in enumerate(lines):
-        m = _ABSTRACT_RE.match(line)
-        if not m:
-            continue
-        body = [m.group(1)] if m.group(1) else []
-        last_part = False  # in a structured abstract's last labelled part ("Conclusions:"): it ends with its paragraph
-        j = i + 1
-        while j < len(lines):
-            line = lines[j]
-            words = len(_paragraph_text(body).split())
-            if _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40
-                                                                        and not _sentence_goes_on(body, lines[j:])):
-                break
-            body.append(line)
-            j += 1
-            last_part = last_part or bool(_LAST_PART_RE.match(line))
-            if last_part and _paragraph_ends(body):
-                break
-        text = _paragraph_text(body)
-        if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
-            return _finish(text), j
-    paragraph: list[str] = []
-    in_notice = False  # inside a licence, copyright or dates notice: it runs to the end of its sentence
-    for i, line in enumerate([*lines, ""]):
-        if i < skip:
-            continue
-        if in_notice:
-            in_notice = bool(line) and not line.rstrip().endswith((".", "!", "?"))
-            continue
-        if line and not heading_title(line) and not _STOP_RE.match(line):
-            paragraph.append(line)
-            continue
-        in_notice = bool(line) and bool(_STOP_RE.match(line)) and not line.rstrip().endswith((".", "!", "?"))
-        text = _paragraph_text(paragraph)
-        if len(text.split()) >= MIN_ABSTRACT_WORDS and _prose(text):
-            return _finish(text), i
-        paragraph = []
-    return None
 
 
 def sections(pages: Sequence[Sequence[str]], start_page: int, start_line: int) -> list[Section]:
@@ -300,7 +219,7 @@ def sections(pages: Sequence[Sequence[str]], start_page: int, start_line: int) -
 
 
 def _close(out: list[Section], page: int, heading: str | None, lines: list[str]) -> None:
-    text = _paragraph_text(lines)
+    text = paragraph_text(lines)
     if text:
         out.append(Section(page, heading, text))
     lines.clear()

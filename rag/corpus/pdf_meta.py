@@ -22,12 +22,18 @@ _ARXIV_STAMP_RE = re.compile(r"arXiv:(\d{4}\.\d{4,5})(?:v\d+)?\s*\[[^\]]+\]\s*\d
 _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[-._;()/:A-Za-z0-9]+[A-Za-z0-9])")
 _DOI_TAIL_RE = re.compile(r"([./_-]?)[ \t]*\n[ \t]*([-._;()/:A-Za-z0-9]+)(?=\s|$)")
 _Y = r"((?:19|20)\d{2})\b"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
 _YEAR_CUES = (  # where a journal's first page prints its year: copyright, dates, the citation line
     re.compile(r"(?:©|\bcopyright)\s*(?:©\s*)?" + _Y, re.IGNORECASE),
     re.compile(r"\b(?:published|accepted)(?:\s+online)?:?\s+(?:\d{1,2}\s+)?(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?"
                + _Y, re.IGNORECASE),  # fmt: skip
     re.compile(r"\b((?:19|20)\d{2})\s*[;,]\s*\d{1,4}\s*[:(]"),  # "Postgrad Med J 2010;86:272", "BMC ... 2014, 14:1"
     re.compile(r"\(((?:19|20)\d{2})\)\s*,?\s*\d{1,4}\s*[,:]"),  # "Clinical Science (2014) 126, 305"
+    # a venue line: "Proceedings of the 36th International Conference on Machine Learning, ..., 2019", "35th Conference
+    # on Neural Information Processing Systems (NeurIPS 2021)"
+    re.compile(r"\b(?:Conference|Symposium|Workshop|Proceedings)\b[^\n]{0,120}?\b((?:19|20)\d{2})\b"),
+    re.compile(r"\b[A-Z][A-Za-z]+\s?['’]\d{2}\b[^\n]{0,60}?\b((?:19|20)\d{2})\b"),  # "UIST '13, October 8-11, 2013"
+    re.compile(r"·\s*" + _MONTH + r"\s+" + _Y),  # a cover page's "Article in Nature · May 2015"
 )
 _BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
 _RUNNING_HEADER = re.compile(
@@ -42,6 +48,8 @@ _ARTICLE_TYPE = re.compile(
 )  # a journal's label of the kind of article, set in the title's type on a line of its own
 MIN_TITLE_RATIO = 1.15  # the title's type is at least this much larger than the body's
 SMALL_CAPS = 0.78  # a title line set in small capitals only: its largest run against the title's capitals
+MASTHEAD_WORDS = 3  # a line of at most this many words in the largest type may be a journal's name ...
+MASTHEAD_NEXT = 0.6  # ... when the next type size, at least this share of it, sets a longer block (the title)
 
 
 class Run(NamedTuple):
@@ -71,32 +79,53 @@ def good_title(title: object) -> str | None:
 
 
 def title_from_runs(runs: Sequence[Run], height: float) -> str | None:
-    """The largest upright type in the top half of the page, every line of it, when it stands out from the body."""
+    """The largest upright type in the top half of the page, every line of it, when it stands out from the body.
+    A size whose lines lie apart in several places is a figure's labels, not a title; a short line in the largest
+    type above a longer block in the next one is a journal's name ("BMC Bioinformatics") above the title."""
     upright = [r for r in runs if r.upright and r.text.strip()]
     if len(upright) < 2:
         return None
     sizes = sorted(r.size for r in upright)
     body = sizes[len(sizes) // 2]
     top = [r for r in upright if r.y > height / 2 and not _RUNNING_HEADER.search(r.text)]
-    biggest = max((r.size for r in top), default=0.0)
-    if biggest < MIN_TITLE_RATIO * body:
+    candidates: list[tuple[float, list[str]]] = []  # (size, its lines): each type size that stands out, largest first
+    for size in sorted({r.size for r in top if r.size >= MIN_TITLE_RATIO * body}, reverse=True):
+        if candidates and size >= 0.95 * candidates[-1][0]:
+            continue  # the same type, set a little smaller
+        lines, scattered = _title_block([r for r in top if r.size <= size / 0.95], size)
+        if not scattered:
+            candidates.append((size, lines))
+    if not candidates:
         return None
+    size, lines = candidates[0]
+    if len(candidates) > 1 and len(" ".join(lines).split()) <= MASTHEAD_WORDS:
+        below, longer = candidates[1]
+        if below >= MASTHEAD_NEXT * size and len(" ".join(longer).split()) > MASTHEAD_WORDS:
+            lines = longer
+    kept = [line for line in lines if not _ARTICLE_TYPE.fullmatch(line)]  # "Research Article" set above the title
+    return good_title(_join_lines(kept or lines))
+
+
+def _title_block(top: Sequence[Run], biggest: float) -> tuple[list[str], bool]:
+    """The lines set in `biggest` type from its highest line down (a line of small capitals has no run at the full
+    size), and whether more of that type sits elsewhere on the page (a figure's labels)."""
     first = max(round(r.y) for r in top if r.size >= 0.95 * biggest)
-    # the lines below it in (nearly) the same type: a line of small capitals has no run at the full size
-    baselines = sorted(
-        {round(r.y) for r in top if r.size >= SMALL_CAPS * biggest and round(r.y) <= first}, reverse=True
-    )
+    full = {round(r.y) for r in top if r.size >= 0.95 * biggest}
+    capitals = {round(r.y) for r in top if r.size >= SMALL_CAPS * biggest and r.text.upper() == r.text}
+    mixed = {round(r.y) for r in top if r.size >= SMALL_CAPS * biggest and r.text.upper() != r.text}
+    # a line joins in the full type, or in small capitals only (an author line a size down is not the title)
+    baselines = sorted({y for y in full | (capitals - mixed) if y <= first}, reverse=True)
     block = [first]
     for y in baselines[1:]:  # consecutive lines only: a later big line is something else
         if block[-1] - y > 2.2 * biggest:
             break
         block.append(y)
+    elsewhere = any(r.size >= 0.95 * biggest and round(r.y) not in block for r in top)
     lines = []
     for y in block:  # every run on a title line (small capitals are smaller runs on the same baseline)
         line = "".join(r.text for r in top if round(r.y) == y and r.size >= 0.6 * biggest)  # fmt: skip
         lines.append(_norm(line))
-    kept = [line for line in lines if not _ARTICLE_TYPE.fullmatch(line)]  # "Research Article" set above the title
-    return good_title(_join_lines(kept or lines))
+    return lines, elsewhere
 
 
 def _join_lines(lines: Sequence[str]) -> str:

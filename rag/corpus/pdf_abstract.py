@@ -1,0 +1,126 @@
+"""A PDF's first pages (their lines in reading order, rag.corpus.pdf_layout) -> its abstract: the text under an
+"Abstract" heading, else the first paragraph of prose, without the sidebars, notices, author and affiliation lines
+a first page sets around it. No PDF library is needed here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.corpus.pdf_layout import heading_title, paragraph_text
+
+_ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–-]\s*|\s+|$)(.*)$", re.IGNORECASE)
+_STOP_RE = re.compile(
+    r"^\s*[*†]?\s*(keywords|key words|author keywords|acm classification|index terms|ccs concepts|acm reference format"
+    r"|categories and subject descriptors|authors? for correspondence|electronic supplementary material"
+    r"|general terms|received|accepted|published|citation|editor|academic editor|correspondence|copyright|©"
+    r"|(?-i:Subjects?|Subject areas|\d?\s*Department of)|how to cite|full list of author information"
+    r"|funding|competing interests|data availability|author summary|open access|https?://doi\.org|doi:"
+    r"|this is an open access article|licensed under|corresponding author|specialty section"
+    r"|this article was submitted to)\b",
+    re.IGNORECASE,
+)  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
+# the last labelled part of a structured abstract; the body may follow in the same column without a heading
+_LAST_PART_RE = re.compile(r"^\s*(?:conclusions?|interpretation|significance)\b\s*[.:]?\s", re.IGNORECASE)
+_FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
+MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
+SHORT_LINE = 0.85  # a paragraph's last line against the median line of the text before it
+MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
+MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
+
+
+def _prose(text: str) -> bool:
+    """A paragraph of sentences, not an author list, affiliations or licence text."""
+    words = re.findall(r"[A-Za-z]+", text.lower())
+    return bool(words) and sum(w in _FUNCTION_WORDS for w in words) >= MIN_PROSE_SHARE * len(words)
+
+
+_AFFILIATION = re.compile(
+    r"\b(?:Universit(?:y|é|ät|at|à)|Institut(?:e|o)?|Department|Dept\.|School of|Centre|Center|Laborator(?:y|ies)"
+    r"|College|Hospital|Faculty|Academy)\b|@|\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b"
+)  # an affiliation, an e-mail address or an ORCID iD
+_NAME = re.compile(r"^[A-Z][\w'’.-]*[\d*†‡§]*,?$")  # "Stowell1," "Lisa" "M." in an author list
+
+
+def _front_matter(line: str) -> bool:
+    """An author list or an affiliation line, as a first page sets them above an abstract without a heading."""
+    if _AFFILIATION.search(line):
+        return True
+    words = [w for w in re.split(r"[\s|;]+", line) if w and w.lower() not in ("and", "&")]
+    return len(words) >= 2 and all(_NAME.match(w) for w in words)
+
+
+def _without_front_matter(lines: Sequence[str]) -> list[str]:
+    """A paragraph without the author and affiliation lines it opens with (no blank line kept them apart), when what
+    is left is still an abstract's paragraph of prose; else the paragraph as it is."""
+    start = 0
+    while start < len(lines) and _front_matter(lines[start]):
+        start += 1
+    rest = paragraph_text(lines[start:])
+    return list(lines[start:]) if len(rest.split()) >= MIN_ABSTRACT_WORDS and _prose(rest) else list(lines)
+
+
+def _finish(text: str) -> str:
+    return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
+
+
+def _sentence_goes_on(body: Sequence[str], rest: Sequence[str]) -> bool:
+    """A blank line in mid-sentence (a sidebar beside the abstract left a gap): the text before it does not end
+    a sentence and the next line starts in lower case."""
+    last = next((line for line in reversed(body) if line), "")
+    following = next((line for line in rest if line), "")
+    return bool(last) and not last.rstrip().endswith((".", "!", "?", ":")) and following[:1].islower()
+
+
+def _paragraph_ends(body: Sequence[str]) -> bool:
+    """The last line closes a sentence and stops well short of the lines before it: a paragraph's last line."""
+    widths = sorted(len(line) for line in body if line)
+    last = body[-1].rstrip()
+    return len(widths) >= 3 and last.endswith((".", "!", "?")) and len(last) < SHORT_LINE * widths[len(widths) // 2]
+
+
+def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
+    """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
+    words), or else the first paragraph of at least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
+    for i, line in enumerate(lines):
+        m = _ABSTRACT_RE.match(line)
+        if not m:
+            continue
+        body = [m.group(1)] if m.group(1) else []
+        last_part = False  # in a structured abstract's last labelled part ("Conclusions:"): it ends with its paragraph
+        j = i + 1
+        while j < len(lines):
+            line = lines[j]
+            words = len(paragraph_text(body).split())
+            if _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40
+                                                                        and not _sentence_goes_on(body, lines[j:])):
+                break
+            body.append(line)
+            j += 1
+            last_part = last_part or bool(_LAST_PART_RE.match(line))
+            if last_part and _paragraph_ends(body):
+                break
+        text = paragraph_text(body)
+        if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
+            return _finish(text), j
+    paragraph: list[str] = []
+    in_notice = False  # inside a licence, copyright or dates notice: it runs to the end of its sentence
+    padded = [*lines, ""]
+    for i, line in enumerate(padded):
+        if i < skip:
+            continue
+        if not line and paragraph and _sentence_goes_on(paragraph, padded[i + 1 :]):
+            continue  # a gap in mid-sentence (a sidebar beside the abstract): the paragraph goes on
+        if in_notice:
+            in_notice = bool(line) and not line.rstrip().endswith((".", "!", "?"))
+            continue
+        if line and not heading_title(line) and not _STOP_RE.match(line):
+            paragraph.append(line)
+            continue
+        in_notice = bool(line) and bool(_STOP_RE.match(line)) and not line.rstrip().endswith((".", "!", "?"))
+        text = paragraph_text(_without_front_matter(paragraph))
+        if len(text.split()) >= MIN_ABSTRACT_WORDS and _prose(text):
+            return _finish(text), i
+        paragraph = []
+    return None
