@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,7 @@ from rag.answer.sentence_rank import FEATURES, MODEL
 
 L2 = 1.0  # the ridge penalty on every learned term (the hand-set score's weight is not penalised)
 SEED = 0  # nothing is random; kept in the manifest for the record
+PDF_DEV_SETS = ("dev", "dev2")  # bench/pdf_dev*, read with their full text when their PDFs are here
 _NOT_ONE_ANSWER = ("list", "comparison", "summary", "metadata")
 
 Group = dict[str, Any]  # one question: its file, its rows' features, labels and hand-set scores
@@ -42,8 +44,9 @@ HAND_FLOOR = 0.35  # rag.answer.extractive's MIN_SCORE on the hand-set score: th
 
 
 def collect(home: Path) -> list[Group]:
-    from rag.answer.sentence_rank import features
-    from rag.answer.sentence_scores import candidates, hand_score
+    """One group per dev question the single-answer path takes: the eval dev files of both corpora, and the dev PDF
+    sets read with their full text (bench/pdf_dev, bench/pdf_dev2: body windows, whose sentences the abstracts'
+    questions never reach), when their PDFs are on this machine."""
     from rag.factory import build_index, lazy_embedder, open_assistant
     from rag.settings import load_settings
 
@@ -57,25 +60,54 @@ def collect(home: Path) -> list[Group]:
         a = open_assistant(settings, embedder=embedder)
         for file in (f for c, f in files if c == corpus):
             for q in load_questions(SETS / file):
-                route = a.route(q.question, (), llm="extractive", model=None, summary=None)
-                question = route.analysed
-                if question.mode != "answer" or any(map(question.wants, _NOT_ONE_ANSWER)) or len(question.parts) > 1:
-                    continue
-                hits = a.retrieve(route, None, None)
-                found = candidates(question, hits, a.extractive.vectors)
-                asked = question.wants("contribution")
-                if not found:
-                    continue
-                gold = q.gold or ()
-                labels = [hits[n - 1].paper.id in gold and any(_item_found(normalize_text(s.text), item)
-                          for item in q.must_include) for n, s in found]  # fmt: skip
-                hand = [hand_score(question, s, asked) for _, s in found]
-                rows = [features(question, s, asked, h) for (_, s), h in zip(found, hand, strict=True)]
-                groups.append({"file": file, "qid": q.id, "y": labels, "answerable": bool(gold),
-                               "x": [[r[f] for f in FEATURES] for r in rows],
-                               "hand": hand})  # fmt: skip
+                found = lambda text, q=q: any(_item_found(normalize_text(text), i) for i in q.must_include)  # noqa: E731
+                groups += _group(a, q.question, tuple(q.gold or ()), found, file, q.id)
+        a.close()
+    for name, (folder, meta) in pdf_sets().items():
+        settings = base.replace(collection=f"fit-{name}", full_text=True)
+        build_index(settings, [folder], embedder=embedder, on_error="skip", warn=lambda _: None)
+        a = open_assistant(settings, embedder=embedder)
+        for line in (meta / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+            q = json.loads(line)
+            found = lambda text, q=q: all(re.search(i, text, re.IGNORECASE) for i in q["must_include"])  # noqa: E731
+            groups += _group(a, q["question"], (q["gold"],), found, f"{meta.name}/questions.jsonl", q["id"])
         a.close()
     return groups
+
+
+def pdf_sets() -> dict[str, tuple[Path, Path]]:
+    """The dev PDF sets whose PDFs are here: name -> (folder of PDFs, folder of questions.jsonl and MANIFEST.md)."""
+    from bench.common import pdf_set
+
+    out = {}
+    for name in PDF_DEV_SETS:
+        folder, meta = pdf_set(name)
+        manifest = (meta / "MANIFEST.md").read_text(encoding="utf-8")
+        wanted = re.findall(r"^\| *([\w.-]+\.pdf) *\|", manifest, re.MULTILINE)
+        if wanted and all((folder / f).exists() for f in wanted):
+            out[f"pdf-{name}"] = (folder, meta)
+    return out
+
+
+def _group(a: Any, text: str, gold: tuple[str, ...], holds: Any, file: str, qid: str) -> list[Group]:
+    """The question's group (none when the single-answer path does not take it or nothing is quotable)."""
+    from rag.answer.sentence_rank import features
+    from rag.answer.sentence_scores import candidates, hand_score
+
+    route = a.route(text, (), llm="extractive", model=None, summary=None)
+    question = route.analysed
+    if question.mode != "answer" or any(map(question.wants, _NOT_ONE_ANSWER)) or len(question.parts) > 1:
+        return []
+    hits = a.retrieve(route, None, None)
+    found = candidates(question, hits, a.extractive.vectors)
+    if not found:
+        return []
+    asked = question.wants("contribution")
+    labels = [hits[n - 1].paper.id in gold and bool(holds(s.text)) for n, s in found]
+    hand = [hand_score(question, s, asked) for _, s in found]
+    rows = [features(question, s, asked, h) for (_, s), h in zip(found, hand, strict=True)]
+    return [{"file": file, "qid": qid, "y": labels, "answerable": bool(gold),
+             "x": [[r[f] for f in FEATURES] for r in rows], "hand": hand}]  # fmt: skip
 
 
 def fit(groups: Sequence[Group], l2: float = L2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,6 +224,22 @@ def calibrated_floor(groups: Sequence[Group], best: Any) -> tuple[float, dict[st
     }  # fmt: skip
 
 
+def data_manifest(groups: Sequence[Group]) -> list[dict[str, Any]]:
+    """Each question file the fit read: its path, SHA-256 and questions used; a PDF set also the SHA-256 of each PDF
+    (where they come from and their licences: the set's MANIFEST.md)."""
+    out = []
+    for file in dict.fromkeys(g["file"] for g in groups):
+        used = sum(g["file"] == file and any(g["y"]) for g in groups)
+        if file.startswith("pdf_dev"):
+            folder, meta = pdf_sets()[f"pdf-{file.split('/')[0].removeprefix('pdf_')}"]
+            pdfs = {p.name: sha256(p) for p in sorted(folder.glob("*.pdf"))}
+            out.append({"file": f"bench/{file}", "sha256": sha256(meta / "questions.jsonl"), "questions": used,
+                        "pdfs": pdfs, "source": f"bench/{meta.name}/MANIFEST.md"})  # fmt: skip
+        else:
+            out.append({"file": f"eval/sets/{file}", "sha256": sha256(SETS / file), "questions": used})
+    return out
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -208,9 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "fit": {"method": "conditional logit (softmax over each question's sentences), L2, Newton",
                       "l2": args.l2, "seed": SEED, "questions": sum(any(g["y"]) for g in groups),
                       "sentences": sum(len(g["y"]) for g in groups if any(g["y"])),
-                      "data": [{"file": f"eval/sets/{f}", "sha256": sha256(SETS / f),
-                                "questions": sum(g["file"] == f and any(g["y"]) for g in groups)}
-                               for f in dict.fromkeys(g["file"] for g in groups)],
+                      "data": data_manifest(groups),
                       "command": "python -m eval.sentence_fit --write"},
               "figures": report(groups, args.l2)}  # fmt: skip
     print(json.dumps(result["figures"]["leave one file out"], indent=1))

@@ -1,7 +1,7 @@
 """The learned sentence score (rag.answer.sentence_rank, fitted by eval/sentence_fit.py): the fit finds the feature
 that tells the answering sentence apart, its floor refuses no more answerable dev questions than the hand-set
-score's did, the stored model is fitted on dev files of both corpora and beat the hand-set score left out one file
-at a time, and the answer path scores with it."""
+score's did, the stored model is fitted on dev files of both corpora (and the dev PDF sets, each PDF by its SHA-256)
+and beat the hand-set score left out one file at a time, and the answer path scores with it."""
 
 from __future__ import annotations
 
@@ -48,7 +48,10 @@ def test_the_stored_model_is_fitted_on_dev_files_of_both_corpora_and_beat_the_ha
     obj = json.loads(MODEL.read_text(encoding="utf-8"))
     assert tuple(obj["features"]) == FEATURES and len(obj["coefficients"]) == len(FEATURES)
     files = [d["file"] for d in obj["fit"]["data"]]
-    assert not any("heldout" in f for f in files) and {f.split("/")[2] for f in files} == {"icml2025", "arxiv"}
+    assert not any("heldout" in f for f in files)
+    assert {f.split("/")[2] for f in files if f.startswith("eval/")} == {"icml2025", "arxiv"}
+    pdf_sets = [d for d in obj["fit"]["data"] if d["file"].startswith("bench/")]  # the dev PDFs, each by its SHA-256
+    assert all(d["file"].startswith("bench/pdf_dev") and d["pdfs"] for d in pdf_sets)
     out = obj["figures"]["leave one file out"]
     assert out["learned"]["top1"] > out["hand-set"]["top1"] and out["learned"]["mrr"] > out["hand-set"]["mrr"]
     assert 0 < obj["min_score"] < 1 and model_from(obj) == stored()

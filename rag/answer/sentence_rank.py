@@ -6,8 +6,10 @@ whose weight is not penalised: the fit learns corrections to it), its cosine to 
 question's words it holds (the paper's own title words left out: they name the paper, not the answer) and the share
 its neighbours add, the paper's relevance (its cosine), the sentence's role in the abstract (rag.corpus.roles) and
 whether the question asks for that role, whether it states a contribution ("we introduce ..."), where it sits in the
-text, whether it states a number (and the question asks how many), and its length. The weights are a conditional
-logit fitted on the dev questions of both corpora (which sentence of the retrieved ones holds the expected answer),
+text, whether it states a number (and the question asks how many), its length, and whether it comes from a PDF's body
+rather than its abstract. The weights are a conditional
+logit fitted on the dev questions of both corpora and of the dev PDF sets read with their full text (which sentence
+of the retrieved ones holds the expected answer),
 then put on the scale of the hand-set score (the same spread of scores within a question and the same mean), so the
 within-ratios of rag.answer.extractive keep their meaning; the floor itself (`min_score`) is calibrated to refuse no
 more answerable dev questions than the hand-set score's did. Stored with its data manifest in
@@ -30,7 +32,7 @@ from rag.corpus.roles import BACKGROUND, CONCLUSION, FINDINGS, OBJECTIVE, RESULT
 MODEL = Path(__file__).resolve().parent.parent / "models" / "sentence_rank.json"
 FEATURES = ("hand", "similarity", "overlap", "context", "paper", "result", "conclusion", "objective",
             "background", "finding_yes_no", "objective_aim", "contribution", "contribution_asked", "first",
-            "position", "number", "number_asked", "length")  # fmt: skip
+            "position", "number", "number_asked", "length", "body")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Sentence:
     contribution: bool  # "we introduce ..."
     position: int
     count: int  # sentences in the text it comes from
+    body: bool = False  # of a full-text body window (a PDF's page), not of the abstract
 
 
 def features(question: Question, s: Sentence, contribution_asked: bool, hand: float) -> dict[str, float]:
@@ -70,6 +73,7 @@ def features(question: Question, s: Sentence, contribution_asked: bool, hand: fl
         "number": float(number),
         "number_asked": float(number and question.wants("quantity")),
         "length": math.log(len(s.text.split()) + 1),
+        "body": float(s.body),
     }
 
 

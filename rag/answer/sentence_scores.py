@@ -2,9 +2,9 @@
 
 The score is rag.answer.sentence_rank's learned linear score (the sentence's cosine to the question, the share of
 the question's words it and its neighbours hold, the paper's relevance, its role, a contribution, its position, a
-stated number), on the scale of the hand-set score it replaced (`hand_score`, kept as the reference the fit maps
-onto), plus BODY_WEIGHT for a full-text body window. A sentence that is itself a question ("One question is whether
-...?") is never quoted.
+stated number, a PDF body's sentence rather than its abstract's), on the scale of the hand-set score it replaced
+(`hand_score`, its starting point and the scale the fit maps onto). A sentence that is itself a question ("One
+question is whether ...?") is never quoted.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ AIM_WEIGHT = {OBJECTIVE: 0.1, BACKGROUND: 0.0}  # ... unless the question asks f
 YES_NO_FINDING = 0.06  # a yes/no question is answered by a finding: more so than a "what" question
 # a sentence of a full-text body window (a PDF's page): the abstract states a paper's claims, the body repeats them
 # with details and extraction noise, so the abstract's sentence answers when both do about as well (dev PDFs: the
-# abstract lost "9x faster than R-CNN" to a body table's timings by 0.06, "2.2 million images" by 0.04). Not learned:
-# the dev questions the weights are fitted on have no body windows
+# abstract lost "9x faster than R-CNN" to a body table's timings by 0.06, "2.2 million images" by 0.04)
 BODY_WEIGHT = -0.1
 
 _CONTRIBUTION = re.compile(r"\b(we|this (paper|work))\s+(propose|introduce|present|develop|design|build)", re.I)
@@ -85,11 +84,11 @@ def role_weight(question: Question, role: str) -> float:
 
 
 def hand_score(question: Question, s: Sentence, contribution: bool) -> float:
-    """The hand-set score (without BODY_WEIGHT): the scale the learned score is put on (eval.sentence_fit)."""
+    """The hand-set score: the scale the learned score is put on (eval.sentence_fit), and its starting point."""
     bonus = role_weight(question, s.role)
     if s.contribution:
         bonus = CONTRIBUTION_BONUS if contribution else max(bonus, CONTRIBUTION_WEIGHT)
-    return s.similarity + OVERLAP_WEIGHT * s.overlap + PAPER_PRIOR * s.paper + bonus
+    return s.similarity + OVERLAP_WEIGHT * s.overlap + PAPER_PRIOR * s.paper + bonus + (BODY_WEIGHT if s.body else 0.0)
 
 
 def quotable(sentence: str) -> bool:
@@ -135,7 +134,7 @@ def candidates(question: Question, hits: Sequence[Hit], vectors: SentenceVectors
         share = sum(w in own for w in wanted) / len(wanted) if wanted else 0.0
         context = sum(w in own or w in near for w in wanted) / len(wanted) if wanted else 0.0
         out.append((n, Sentence(s, float(sim), share, context, hits[n - 1].dense_score or 0.0, role,
-                                is_contribution(s), i, len(sentences))))  # fmt: skip
+                                is_contribution(s), i, len(sentences), hits[n - 1].page is not None)))  # fmt: skip
     return out
 
 
@@ -149,6 +148,6 @@ def score_sentences(
     sentences = [s for _, s in found]
     hand = [hand_score(question, s, contribution) for s in sentences]
     learned = sentence_rank.scores(question, sentences, contribution, hand)
-    out = [Scored(n, s.position, s.text, score + (BODY_WEIGHT if hits[n - 1].page is not None else 0.0), s.role,
-                  s.similarity) for (n, s), score in zip(found, learned, strict=True)]  # fmt: skip
+    out = [Scored(n, s.position, s.text, score, s.role, s.similarity)
+           for (n, s), score in zip(found, learned, strict=True)]  # fmt: skip
     return sorted(out, key=lambda c: -c.score)
