@@ -1,8 +1,9 @@
 """Issue 35, the second dev PDF set (bench/pdf_dev2): first pages the reader got wrong. A narrow sidebar at a fifth
 of the width beside a one-column body; author and affiliation lines with no blank line before an abstract without a
 heading; a sidebar's gap in the middle of the abstract's sentence; "Author Keywords", "*Correspondence:" and
-"Author for correspondence" ending an abstract; a journal's name set above the title in larger type; an author line
-a size below the title; the year a conference line or a cover page prints."""
+"Author for correspondence" ending an abstract; a journal's name set above the title in larger type, and a figure's
+label set larger below it; an author line a size below the title; the year a conference line or a cover page
+prints."""
 
 from __future__ import annotations
 
@@ -95,6 +96,12 @@ def test_an_author_line_a_size_below_the_title_is_not_part_of_it_but_small_capit
     assert title_from_runs(runs, 792) == "Vision-and-Language Navigation: A Survey of Tasks and Methods"
     caps = [Run(14, 753, "R"), Run(11.5, 753, "ETHINKING THE"), Run(11.5, 737, "INCEPTION ARCHITECTURE"), *_body()]
     assert title_from_runs(caps, 792) == "RETHINKING THE INCEPTION ARCHITECTURE"
+
+
+def test_a_figure_label_on_page_one_set_larger_than_the_title_below_it_is_not_the_title() -> None:
+    runs = [Run(14.3, 753, "Vision-and-Language Navigation:"), Run(14.3, 737, "A Survey of Tasks and Methods"),
+            Run(33, 643, "Environment"), *_body()]  # fmt: skip
+    assert title_from_runs(runs, 842) == "Vision-and-Language Navigation: A Survey of Tasks and Methods"
 
 
 def test_the_year_a_conference_line_or_a_cover_page_prints() -> None:

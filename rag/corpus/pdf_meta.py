@@ -80,35 +80,39 @@ def good_title(title: object) -> str | None:
 
 def title_from_runs(runs: Sequence[Run], height: float) -> str | None:
     """The largest upright type in the top half of the page, every line of it, when it stands out from the body.
-    A size whose lines lie apart in several places is a figure's labels, not a title; a short line in the largest
-    type above a longer block in the next one is a journal's name ("BMC Bioinformatics") above the title."""
+    A size whose lines lie apart in several places is a figure's labels, not a title. A short line in the largest
+    type gives way to a longer block: one set above it (it was a figure's label on page 1), or the next size down
+    (it was a journal's name, "BMC Bioinformatics", above the title)."""
     upright = [r for r in runs if r.upright and r.text.strip()]
     if len(upright) < 2:
         return None
     sizes = sorted(r.size for r in upright)
     body = sizes[len(sizes) // 2]
     top = [r for r in upright if r.y > height / 2 and not _RUNNING_HEADER.search(r.text)]
-    candidates: list[tuple[float, list[str]]] = []  # (size, its lines): each type size that stands out, largest first
-    for size in sorted({r.size for r in top if r.size >= MIN_TITLE_RATIO * body}, reverse=True):
+    candidates: list[tuple[float, list[str], int]] = []  # (size, its lines, top baseline) of each type size that
+    for size in sorted({r.size for r in top if r.size >= MIN_TITLE_RATIO * body}, reverse=True):  # stands out
         if candidates and size >= 0.95 * candidates[-1][0]:
             continue  # the same type, set a little smaller
-        lines, scattered = _title_block([r for r in top if r.size <= size / 0.95], size)
+        lines, scattered, y = _title_block([r for r in top if r.size <= size / 0.95], size)
         if not scattered:
-            candidates.append((size, lines))
+            candidates.append((size, lines, y))
     if not candidates:
         return None
-    size, lines = candidates[0]
-    if len(candidates) > 1 and len(" ".join(lines).split()) <= MASTHEAD_WORDS:
-        below, longer = candidates[1]
-        if below >= MASTHEAD_NEXT * size and len(" ".join(longer).split()) > MASTHEAD_WORDS:
-            lines = longer
+    size, lines, y = candidates[0]
+    longer = [c for c in candidates[1:] if len(" ".join(c[1]).split()) > MASTHEAD_WORDS]
+    if longer and len(" ".join(lines).split()) <= MASTHEAD_WORDS:
+        above = [c for c in longer if c[2] > y]
+        if above:
+            lines = above[0][1]
+        elif longer[0] is candidates[1] and candidates[1][0] >= MASTHEAD_NEXT * size:
+            lines = candidates[1][1]
     kept = [line for line in lines if not _ARTICLE_TYPE.fullmatch(line)]  # "Research Article" set above the title
     return good_title(_join_lines(kept or lines))
 
 
-def _title_block(top: Sequence[Run], biggest: float) -> tuple[list[str], bool]:
+def _title_block(top: Sequence[Run], biggest: float) -> tuple[list[str], bool, int]:
     """The lines set in `biggest` type from its highest line down (a line of small capitals has no run at the full
-    size), and whether more of that type sits elsewhere on the page (a figure's labels)."""
+    size), whether more of that type sits elsewhere on the page (a figure's labels), and the highest baseline."""
     first = max(round(r.y) for r in top if r.size >= 0.95 * biggest)
     full = {round(r.y) for r in top if r.size >= 0.95 * biggest}
     capitals = {round(r.y) for r in top if r.size >= SMALL_CAPS * biggest and r.text.upper() == r.text}
@@ -125,7 +129,7 @@ def _title_block(top: Sequence[Run], biggest: float) -> tuple[list[str], bool]:
     for y in block:  # every run on a title line (small capitals are smaller runs on the same baseline)
         line = "".join(r.text for r in top if round(r.y) == y and r.size >= 0.6 * biggest)  # fmt: skip
         lines.append(_norm(line))
-    return lines, elsewhere
+    return lines, elsewhere, first
 
 
 def _join_lines(lines: Sequence[str]) -> str:
