@@ -35,3 +35,10 @@ def test_a_question_with_a_misspelt_name_is_not_refused_for_it():
     hit = Hit(Paper("p", "Screening donors", SOURCE), "p:0", SOURCE, 1.0, 0.5)
     assert missing_key_terms(analyse("Were 370 donors screened for HIV1/2 in the UK?"), [hit]) == []
     assert missing_key_terms(analyse("Did GPT-5 summarise the notes?"), [hit]) == ["GPT-5"]
+
+
+def test_a_phrase_the_source_writes_only_as_its_abbreviation_is_found_by_its_initials():
+    text = Haystack.of("Brain age was predicted with MAE of 2.73 years and an AUC of 0.91 (Pearson's r = 0.92).")
+    assert text.abbreviates("mean absolute error") and text.abbreviates("area under the curve")
+    assert not text.abbreviates("learning rate")  # two words: "LR" is too short to tell
+    assert not text.abbreviates("mean squared error")  # MSE is not in the text

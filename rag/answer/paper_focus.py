@@ -43,6 +43,8 @@ def paper_gap(question: Question, hits: Sequence[Hit], named: Sequence[int]) -> 
     hit = hits[n - 1]
     paper = Haystack.of(source_text(hit))
     for phrase in dict.fromkeys([*question.noun_runs, *question.focus]):
+        if paper.abbreviates(phrase):
+            continue  # "mean absolute error" where the paper writes "MAE"
         missing = [w for w in phrase.split() if w.lower() not in NUMERIC and not paper.has(w)]
         if any(w.lower() in ATTRIBUTE_NOUNS for w in missing):
             return f"{hit.paper.title.split(':', 1)[0]} does not mention any {phrase!r}"

@@ -3,9 +3,9 @@
 Before a question is refused because a name or number it uses is in no retrieved source, the term is looked for
 in the forms people and papers write the same thing: any case; with or without hyphens, slashes and spaces
 ("HIV1/2" = "HIV-1/2", "IgM-enriched" = "IgM enriched"); a plural acronym ("HPVs" = "HPV"); an acronym spelled out
-("UK" = "United Kingdom"); a small typing error or another ending of the same word ("grandmultiparity" =
-"grandmultiparous"); a number within rounding ("370" ~ "371"). Whatever still does not match is missing; what does
-match is answered, and the sentence check judges the answer.
+("UK" = "United Kingdom", and the other way: "mean absolute error" = "MAE"); a small typing error or another ending
+of the same word ("grandmultiparity" = "grandmultiparous"); a number within rounding ("370" ~ "371"). Whatever still
+does not match is missing; what does match is answered, and the sentence check judges the answer.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ _ALNUM = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 
+_GLUE = frozenset("of the to and in for a an on".split())  # not in an abbreviation: "area under the curve" is AUC
+MIN_INITIALS = 3  # a phrase of fewer words is not matched by its initials ("learning rate" is not any "LR")
 MIN_EDIT_LENGTH = 5  # shorter words must match exactly: "rats" is not "cats"
 SHARED_STEM = 0.75  # two long words with this share of the shorter one as a common start are one word, inflected
 NUMBER_SLACK = 0.01  # a number within 1 % (at least 1 for integers of 10 and more) is the same number, rounded
@@ -65,15 +67,22 @@ class Haystack:
     words: frozenset[str]
     numbers: frozenset[float]
     acronyms: frozenset[str]  # initials of runs of capitalised words ("United Kingdom" -> "uk")
+    capitals: frozenset[str] = frozenset()  # words written in capitals ("MAE"), lower-cased
 
     @classmethod
     def of(cls, text: str) -> Haystack:
         lower = text.lower()
-        capitals = [m.group(0) for m in _CAPITALISED.finditer(text)]
-        initials = {"".join(w[0] for w in capitals[i : i + n]).lower()
-                    for n in range(2, 6) for i in range(len(capitals) - n + 1)}  # fmt: skip
+        words = [m.group(0) for m in _CAPITALISED.finditer(text)]
+        initials = {"".join(w[0] for w in words[i : i + n]).lower()
+                    for n in range(2, 6) for i in range(len(words) - n + 1)}  # fmt: skip
         numbers = frozenset(float(x) for x in _NUMBER.findall(lower.replace(",", "")))
-        return cls(lower, _squash(text), frozenset(_ALNUM.findall(lower)), numbers, frozenset(initials))
+        capitals = frozenset(w.lower() for w in _ALNUM.findall(text) if len(w) > 1 and w.isupper())
+        return cls(lower, _squash(text), frozenset(_ALNUM.findall(lower)), numbers, frozenset(initials), capitals)
+
+    def abbreviates(self, phrase: str) -> bool:
+        """The phrase's initials are a word written in capitals here ("mean absolute error" -> "MAE"): a paper that
+        uses the abbreviation alone mentions what the phrase names."""
+        return (short := abbreviation(phrase)) is not None and short in self.capitals
 
     def has(self, term: str) -> bool:
         """The term, or one of its usual variants, occurs (see the module docstring)."""
@@ -96,6 +105,13 @@ class Haystack:
 
     def _similar(self, word: str) -> bool:
         return any(_same_word(word, w) for w in self.words if w[:1] == word[:1])
+
+
+def abbreviation(phrase: str) -> str | None:
+    """The phrase's initials, lower-cased ("mean absolute error" -> "mae"; "area under the curve" -> "auc"), when it
+    has at least MIN_INITIALS words besides the glue words."""
+    words = [w for w in _ALNUM.findall(phrase.lower()) if w not in _GLUE]
+    return "".join(w[0] for w in words) if len(words) >= MIN_INITIALS else None
 
 
 @lru_cache(maxsize=8)
