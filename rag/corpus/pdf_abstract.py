@@ -51,14 +51,16 @@ def _front_matter(line: str) -> bool:
     return len(words) >= 2 and all(_NAME.match(w) for w in words)
 
 
-def _without_front_matter(lines: Sequence[str]) -> list[str]:
-    """A paragraph without the author and affiliation lines it opens with (no blank line kept them apart), when what
-    is left is still an abstract's paragraph of prose; else the paragraph as it is."""
+def _text_without_front_matter(lines: Sequence[str]) -> str:
+    """A paragraph's text without the author and affiliation lines it opens with (no blank line kept them apart),
+    when what is left is still an abstract's paragraph of prose; else the whole paragraph's text."""
     start = 0
     while start < len(lines) and _front_matter(lines[start]):
         start += 1
     rest = paragraph_text(lines[start:])
-    return list(lines[start:]) if len(rest.split()) >= MIN_ABSTRACT_WORDS and _prose(rest) else list(lines)
+    if start == 0 or len(rest.split()) >= MIN_ABSTRACT_WORDS and _prose(rest):
+        return rest
+    return paragraph_text(lines)
 
 
 def _finish(text: str) -> str:
@@ -119,7 +121,7 @@ def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None
             paragraph.append(line)
             continue
         in_notice = bool(line) and bool(_STOP_RE.match(line)) and not line.rstrip().endswith((".", "!", "?"))
-        text = paragraph_text(_without_front_matter(paragraph))
+        text = _text_without_front_matter(paragraph)
         if len(text.split()) >= MIN_ABSTRACT_WORDS and _prose(text):
             return _finish(text), i
         paragraph = []
