@@ -91,8 +91,7 @@ def pdf_sets() -> dict[str, tuple[Path, Path]]:
 
 def _group(a: Any, text: str, gold: tuple[str, ...], holds: Any, file: str, qid: str) -> list[Group]:
     """The question's group (none when the single-answer path does not take it or nothing is quotable)."""
-    from rag.answer.sentence_rank import features
-    from rag.answer.sentence_scores import candidates, hand_score
+    from rag.answer.sentence_scores import candidates, feature_rows
 
     route = a.route(text, (), llm="extractive", model=None, summary=None)
     question = route.analysed
@@ -104,10 +103,9 @@ def _group(a: Any, text: str, gold: tuple[str, ...], holds: Any, file: str, qid:
         return []
     asked = question.wants("contribution")
     labels = [hits[n - 1].paper.id in gold and bool(holds(s.text)) for n, s in found]
-    hand = [hand_score(question, s, asked) for _, s in found]
-    rows = [features(question, s, asked, h) for (_, s), h in zip(found, hand, strict=True)]
+    rows = feature_rows(question, [s for _, s in found], asked)
     return [{"file": file, "qid": qid, "y": labels, "answerable": bool(gold),
-             "x": [[r[f] for f in FEATURES] for r in rows], "hand": hand}]  # fmt: skip
+             "x": [[r[f] for f in FEATURES] for r in rows], "hand": [r["hand"] for r in rows]}]  # fmt: skip
 
 
 def fit(groups: Sequence[Group], l2: float = L2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

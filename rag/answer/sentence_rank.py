@@ -7,11 +7,10 @@ question's words it holds (the paper's own title words left out: they name the p
 its neighbours add, the paper's relevance (its cosine), the sentence's role in the abstract (rag.corpus.roles) and
 whether the question asks for that role, whether it states a contribution ("we introduce ..."), where it sits in the
 text, whether it states a number (and the question asks how many), its length, and whether it comes from a PDF's body
-rather than its abstract. The weights are a conditional
-logit fitted on the dev questions of both corpora and of the dev PDF sets read with their full text (which sentence
-of the retrieved ones holds the expected answer),
-then put on the scale of the hand-set score (the same spread of scores within a question and the same mean), so the
-within-ratios of rag.answer.extractive keep their meaning; the floor itself (`min_score`) is calibrated to refuse no
+rather than its abstract. The weights are a conditional logit fitted on the dev questions of both corpora and of the
+dev PDF sets read with their full text (which sentence of the retrieved ones holds the expected answer), then put on
+the scale of the hand-set score (the same spread of scores within a question and the same mean), so the within-ratios
+of rag.answer.extractive keep their meaning; the floor itself (`min_score`) is calibrated to refuse no
 more answerable dev questions than the hand-set score's did. Stored with its data manifest in
 rag/models/sentence_rank.json.
 """
@@ -20,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -100,10 +98,3 @@ def model_from(obj: dict[str, object]) -> Model:
 @lru_cache(maxsize=1)
 def stored() -> Model:
     return model_from(json.loads(MODEL.read_text(encoding="utf-8")))
-
-
-def scores(
-    question: Question, sentences: Sequence[Sentence], contribution_asked: bool, hand: Sequence[float]
-) -> list[float]:
-    model = stored()
-    return [model.score(features(question, s, contribution_asked, h)) for s, h in zip(sentences, hand, strict=True)]

@@ -138,6 +138,12 @@ def candidates(question: Question, hits: Sequence[Hit], vectors: SentenceVectors
     return out
 
 
+def feature_rows(question: Question, sentences: Sequence[Sentence], contribution: bool) -> list[dict[str, float]]:
+    """rag.answer.sentence_rank's FEATURES of each sentence, its hand-set score among them (what the answer scores
+    and what eval.sentence_fit fits on)."""
+    return [sentence_rank.features(question, s, contribution, hand_score(question, s, contribution)) for s in sentences]
+
+
 def score_sentences(
     question: Question, hits: Sequence[Hit], vectors: SentenceVectors, contribution: bool = False
 ) -> list[Scored]:
@@ -145,9 +151,8 @@ def score_sentences(
     (its contribution sentence, "we introduce ...", counts for more)."""
     contribution = contribution or question.wants("contribution")
     found = candidates(question, hits, vectors)
-    sentences = [s for _, s in found]
-    hand = [hand_score(question, s, contribution) for s in sentences]
-    learned = sentence_rank.scores(question, sentences, contribution, hand)
+    model = sentence_rank.stored()
+    learned = [model.score(row) for row in feature_rows(question, [s for _, s in found], contribution)]
     out = [Scored(n, s.position, s.text, score, s.role, s.similarity)
            for (n, s), score in zip(found, learned, strict=True)]  # fmt: skip
     return sorted(out, key=lambda c: -c.score)
