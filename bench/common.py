@@ -48,19 +48,22 @@ def pdf_dev_folder() -> Path:
     return Path(os.environ.get("RAG_PDF_DEV", "/work/cache/pdf_dev"))
 
 
-PDF_SETS = ("dev", "dev2", "heldout")
+PDF_SETS = ("dev", "dev2", "dev3", "heldout")
 
 
 def pdf_set(name: str) -> tuple[Path, Path]:
     """(folder of the PDFs, folder of MANIFEST.md / truth.json / questions.jsonl) of a PDF set of issue 35.
 
     "dev" is what the PDF reader was built against; "dev2" (bench/pdf_dev2, PDFs in $RAG_PDF_DEV2, default
-    /work/cache/pdf_dev2) is a second dev set, written later by someone who had not read the code; "heldout"
+    /work/cache/pdf_dev2) and "dev3" (bench/pdf_dev3, $RAG_PDF_DEV3, default /work/cache/pdf_dev3) are further dev
+    sets, each written later by someone who had not read the code, to find what the reader still gets wrong; "heldout"
     (bench/pdf_heldout, PDFs in $RAG_PDF_HELDOUT, default /work/cache/pdf_heldout) was written by someone who had not
     read the code, and is only run to report.
     """
     if name == "dev2":
         return Path(os.environ.get("RAG_PDF_DEV2", "/work/cache/pdf_dev2")), ROOT / "bench" / "pdf_dev2"
+    if name == "dev3":
+        return Path(os.environ.get("RAG_PDF_DEV3", "/work/cache/pdf_dev3")), ROOT / "bench" / "pdf_dev3"
     if name == "heldout":
         return Path(os.environ.get("RAG_PDF_HELDOUT", "/work/cache/pdf_heldout")), ROOT / "bench" / "pdf_heldout"
     return pdf_dev_folder(), ROOT / "bench" / "pdf_dev"
