@@ -38,7 +38,9 @@ def test_a_two_column_body_page_reads_column_by_column_with_rows_hyphens_and_no_
     left = left.replace("well- trained", "well-trained").replace("repre- sentation", "representation")
     assert left + " " + right in results  # was line by line across the columns when the file is read in order
     sentences = split_sentences(errors)
-    assert "ResNet-50 | 76.1 | 25.6." in sentences and "DenseNet-121 | 74.9 | 8.0." in sentences
+    # each row under its column's name (rag.corpus.pdf_tables)
+    assert "ResNet-50 | Top-1 76.1 | Params 25.6." in sentences
+    assert "DenseNet-121 | Top-1 74.9 | Params 8.0." in sentences
     assert "bed error" not in errors
 
 
@@ -57,7 +59,7 @@ def test_a_figure_drawn_as_a_form_xobject_is_left_out_of_the_body(tmp_path: Path
     body = _body(layouts.with_figure(tmp_path / "figure.pdf"))
     assert [h for _, h, _ in body] == ["1 Introduction", "2 Results", "3 Errors"]  # was "4 validation loss ..."
     (errors,) = [text for _, heading, text in body if heading == "3 Errors"]
-    assert "DenseNet-121 | 74.9 | 8.0." in split_sentences(errors)
+    assert "DenseNet-121 | Top-1 74.9 | Params 8.0." in split_sentences(errors)
     assert layouts.FIGURE_WORDS not in errors and "0.8" not in errors
 
 

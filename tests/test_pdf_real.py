@@ -99,7 +99,8 @@ def test_a_table_keeps_its_rows_apart_instead_of_a_soup_of_numbers(tmp_path: Pat
     (paper,) = read_papers([layouts.with_table(tmp_path / "table.pdf")], full_text=True)
     (results,) = [s for s in paper.body if s.heading == "4 Results"]
     sentences = split_sentences(results.text)
-    assert "ResNet-50 | 76.1 | 25.6." in sentences and "DenseNet-121 | 74.9 | 8.0." in sentences
+    assert "ResNet-50 | Top-1 76.1 | Params 25.6." in sentences
+    assert "DenseNet-121 | Top-1 74.9 | Params 8.0." in sentences
     assert "ResNet-50 76.1 25.6 DenseNet-121" not in results.text  # was the whole table as one run of numbers
     assert sentences[0] == "Table 1 compares the backbones on the survey lines."
 

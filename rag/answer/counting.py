@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from rag.answer.term_match import cut_short
 from rag.corpus.lexicon import stem
 
 NUMBER_WORD = re.compile(
@@ -35,7 +36,18 @@ def counts(sentence: str, noun: str) -> bool:
             after = {stem(w.strip(".,")) for w in words[i + 1 : i + 1 + COUNT_WINDOW]}
             if wanted in after and "%" not in words[i + 1 : i + 2]:
                 return True
-    return bool(_NUMBER_OF.search(sentence)) and any(stem(w) == wanted for w in _NUMBER_OF.findall(sentence))
+    if bool(_NUMBER_OF.search(sentence)) and any(stem(w) == wanted for w in _NUMBER_OF.findall(sentence)):
+        return True
+    return any(_column_count(cell, noun) for cell in sentence.rstrip(".").split(" | ")[1:])
+
+
+def _column_count(cell: str, noun: str) -> bool:
+    """A table row's cell under a column named for `noun` holds a count ("Params 632M": rag.corpus.pdf_tables names
+    each cell by its column, and tables cut names short)."""
+    *name, value = cell.lower().split() or [""]
+    if not name or not _COUNT.match(value):
+        return False
+    return stem(name[-1]) == stem(noun) or cut_short(name[-1], noun.lower())
 
 
 VALUE_WINDOW = 6  # a number within this many words of the attribute ("the batch size is set to 128")

@@ -41,7 +41,7 @@ def paper_gap(question: Question, hits: Sequence[Hit], named: Sequence[int]) -> 
     if n is None or question.metadata or question.wants("list") or question.wants("comparison"):
         return None
     hit = hits[n - 1]
-    paper = Haystack.of(source_text(hit))
+    paper = Haystack.of("\n".join(source_text(h) for h in hits if h.paper.id == hit.paper.id))  # each passage of it
     for phrase in dict.fromkeys([*question.noun_runs, *question.focus]):
         if paper.abbreviates(phrase):
             continue  # "mean absolute error" where the paper writes "MAE"

@@ -4,7 +4,9 @@ Before a question is refused because a name or number it uses is in no retrieved
 in the forms people and papers write the same thing: any case; with or without hyphens, slashes and spaces
 ("HIV1/2" = "HIV-1/2", "IgM-enriched" = "IgM enriched"); a plural acronym ("HPVs" = "HPV"); an acronym spelled out
 ("UK" = "United Kingdom", and the other way: "mean absolute error" = "MAE"); a small typing error or another ending
-of the same word ("grandmultiparity" = "grandmultiparous"); a number within rounding ("370" ~ "371"). Whatever still
+of the same word ("grandmultiparity" = "grandmultiparous"); a table's column name cut short ("Params" =
+"parameters", in a row rag.corpus.pdf_tables wrote as "ViT-Huge | Params 632M."); a number within rounding ("370" ~
+"371"). Whatever still
 does not match is missing; what does match is answered, and the sentence check judges the answer.
 """
 
@@ -17,11 +19,14 @@ from functools import lru_cache
 _ALNUM = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_COLUMN = re.compile(r"\| ([a-z][\w-]*(?: [a-z][\w-]*){0,3}) [-+−±~≈<>]?\d")  # a row's cell: "| params 632m"
 
 _GLUE = frozenset("of the to and in for a an on".split())  # not in an abbreviation: "area under the curve" is AUC
 MIN_INITIALS = 3  # a phrase of fewer words is not matched by its initials ("learning rate" is not any "LR")
 MIN_EDIT_LENGTH = 5  # shorter words must match exactly: "rats" is not "cats"
 SHARED_STEM = 0.75  # two long words with this share of the shorter one as a common start are one word, inflected
+MIN_CUT = 5  # a word cut short ("Params", "Temp") has at least these letters before any plural "s"
+CUT_SHARE = 0.5  # ... and at least this share of the word it stands for
 NUMBER_SLACK = 0.01  # a number within 1 % (at least 1 for integers of 10 and more) is the same number, rounded
 
 
@@ -53,6 +58,12 @@ def _same_word(a: str, b: str) -> bool:
     return shared >= 6 and shared >= SHARED_STEM * min(len(a), len(b))
 
 
+def cut_short(short: str, word: str) -> bool:
+    """`short` is `word` cut short, as tables name their columns: "params" for "parameters"."""
+    cut = short.removesuffix("s") if short.endswith("s") and not word.startswith(short) else short
+    return len(cut) >= MIN_CUT and len(word) > len(cut) and word.startswith(cut) and len(cut) >= CUT_SHARE * len(word)
+
+
 def _near(n: float, numbers: frozenset[float]) -> bool:
     slack = max(1.0 if n >= 10 and n.is_integer() else 0.0, NUMBER_SLACK * abs(n))
     return any(abs(n - m) <= slack for m in numbers)
@@ -68,6 +79,7 @@ class Haystack:
     numbers: frozenset[float]
     acronyms: frozenset[str]  # initials of runs of capitalised words ("United Kingdom" -> "uk")
     capitals: frozenset[str] = frozenset()  # words written in capitals ("MAE"), lower-cased
+    columns: frozenset[str] = frozenset()  # words of a table's column names ("| Params 632M"), lower-cased
 
     @classmethod
     def of(cls, text: str) -> Haystack:
@@ -77,7 +89,9 @@ class Haystack:
                     for n in range(2, 6) for i in range(len(words) - n + 1)}  # fmt: skip
         numbers = frozenset(float(x) for x in _NUMBER.findall(lower.replace(",", "")))
         capitals = frozenset(w.lower() for w in _ALNUM.findall(text) if len(w) > 1 and w.isupper())
-        return cls(lower, _squash(text), frozenset(_ALNUM.findall(lower)), numbers, frozenset(initials), capitals)
+        columns = frozenset(w for name in _COLUMN.findall(lower) for w in _ALNUM.findall(name))
+        return cls(lower, _squash(text), frozenset(_ALNUM.findall(lower)), numbers, frozenset(initials), capitals,
+                   columns)  # fmt: skip
 
     def abbreviates(self, phrase: str) -> bool:
         """The phrase's initials are a word written in capitals here ("mean absolute error" -> "MAE"): a paper that
@@ -104,7 +118,9 @@ class Haystack:
         return all(p in self.words or self._similar(p) for p in parts)  # "IgM enriched", "grandmultiparous"
 
     def _similar(self, word: str) -> bool:
-        return any(_same_word(word, w) for w in self.words if w[:1] == word[:1])
+        return any(_same_word(word, w) for w in self.words if w[:1] == word[:1]) or any(
+            cut_short(w, word) for w in self.columns
+        )
 
 
 def abbreviation(phrase: str) -> str | None:

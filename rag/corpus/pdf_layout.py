@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.corpus.pdf_tables import lines_text
 from rag.types import Section
 
-_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 # a line-end hyphen after these is a real one ("well-trained"), not a word split by the typesetter
 _COMPOUND_HEADS = frozenset(
     "well self non semi multi cross state end fine low high large small long short one two three data task "
@@ -28,9 +28,9 @@ _KNOWN = {
     "discussion", "limitations", "conclusion", "conclusions", "future work", "acknowledgments",
     "acknowledgements", "references", "bibliography", "appendix", "appendices", "supplementary material",
 }  # fmt: skip
-_CELL_GAP = re.compile(r" {2,}")
-_NUMERIC_CELL = re.compile(r"[-+−±~≈<>]?\(?\d[\d.,]*\s*%?\)?(?:\s*±\s*[\d.,]+%?)?\*?")
 _FORMULA_RE = re.compile(r"[=+<>{}|\\^_∈∑←→]|//")
+# a table of contents' line: "3.1 Flocking Model ...... 13"
+_CONTENTS_RE = re.compile(r"(?:\.\s?){5,}\s*[\dIVXivx]+\s*$")
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
 MERGED_WIDTH = 105  # median characters per layout line from which a page may be two columns run together
@@ -39,24 +39,6 @@ EDGE_LINES = 3  # lines at the top and at the bottom of a page where running hea
 RUNNING_SHARE = 0.4
 SIDEBAR_FROM = 0.2  # a first page's narrow sidebar (a fifth of the width and more) beside a one-column body
 MAX_COLUMN_DEPTH = 1  # a column split once more (sidebar | column | column), no further
-
-
-def _norm(line: str) -> str:
-    return " ".join(line.translate(_LIGATURES).split())
-
-
-def _text(line: str) -> str:
-    """A line's text, whitespace collapsed; a table row (3 or more cells set apart by wide gaps: two fifths of them
-    numbers, or all of them one or two capitalised words, a header) as its cells joined by " | " and closed with a
-    full stop, so each row reads as a sentence of its own instead of one run of numbers with the next rows.
-    Justified prose also has wide gaps, but lower-case words and few numbers between them."""
-    cells = [c for c in _CELL_GAP.split(line.strip()) if c]
-    if len(cells) >= 3:
-        numeric = sum(bool(_NUMERIC_CELL.fullmatch(c)) for c in cells)
-        header = len(cells) <= 8 and all(len(c.split()) <= 2 and c[0].isupper() or c[0].isdigit() for c in cells)
-        if (numeric >= 2 and numeric >= 0.4 * len(cells)) or header:
-            return " | ".join(_norm(c) for c in cells).rstrip(".") + "."
-    return _norm(line)
 
 
 def _gutter(lines: Sequence[str], first: float = 0.3) -> int | None:
@@ -104,21 +86,28 @@ def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> lis
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
     gutter = _gutter(lines, SIDEBAR_FROM if sidebars and depth == 0 else 0.3)
     if gutter is None:
-        return [_text(line) for line in lines]
+        return lines_text(lines)
     out: list[str] = []
     left: list[str] = []
     right: list[str] = []
+    wide: list[str] = []  # full-width lines in a row (a title, a wide table), read as one block
 
     def flush() -> None:
         for column in (left, right):
             if sidebars and depth < MAX_COLUMN_DEPTH and _gutter(column) is not None:
                 out.extend(reading_order("\n".join(column), sidebars, depth + 1))
             else:
-                out.extend(_text(line) if line.strip() else "" for line in column)
+                out.extend(lines_text(column))
             column.clear()
+
+    def flush_wide() -> None:
+        out.extend(lines_text(wide))
+        wide.clear()
 
     for line in lines:
         if not line.strip():
+            if wide:
+                wide.append("")
             for column in (left, right):
                 if column and column[-1].strip():
                     column.append("")
@@ -126,11 +115,13 @@ def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> lis
         crosses = any(ch != " " for ch in line[gutter - 1 : gutter + 2])  # a full-width line, but in a column split
         if crosses and (depth == 0 or len(line) > gutter + 2):  # once more a line may just touch the inner gutter
             flush()
-            out.append(_text(line))
+            wide.append(line)
             continue
+        flush_wide()
         for column, part in ((left, line[:gutter]), (right, line[gutter:])):
             if part.strip():
                 column.append(part)
+    flush_wide()
     flush()
     return out
 
@@ -195,16 +186,17 @@ def paragraph_text(lines: Sequence[str]) -> str:
 
 def sections(pages: Sequence[Sequence[str]], start_page: int, start_line: int) -> list[Section]:
     """The body from line `start_line` of page index `start_page` on, as one Section per heading and page; the
-    references section is dropped (up to an appendix heading), as are lines that are only a page number."""
+    references section is dropped (up to an appendix heading), as are lines that are only a page number and the
+    lines of a table of contents (a thesis's, a report's)."""
     out: list[Section] = []
     heading: str | None = None
     in_references = False
     for index in range(start_page, len(pages)):
         current: list[str] = []
         for line in pages[index][start_line if index == start_page else 0 :]:
-            title = heading_title(line)
+            title = None if _CONTENTS_RE.search(line) else heading_title(line)
             if title is None:
-                if not in_references and not line.strip().isdigit():
+                if not in_references and not line.strip().isdigit() and not _CONTENTS_RE.search(line):
                     current.append(line)
                 continue
             _close(out, index + 1, heading, current)
