@@ -40,7 +40,7 @@ def test_a_narrow_sidebar_beside_two_columns_is_read_apart_from_the_abstract() -
     assert lines.index("Accepted 9 June 2010") < lines.index("ABSTRACT")  # the sidebar is read first, on its own
     assert lines[lines.index("ABSTRACT") + 1] == ABSTRACT[1]  # not "Received 4 May 2009 Background ..."
     abstract, _ = find_abstract(lines) or ("", 0)
-    assert abstract.startswith("Background Bed nets") and "Leeds" not in abstract and "Received" not in abstract
+    assert abstract.startswith("Background: Bed nets") and "Leeds" not in abstract and "Received" not in abstract
 
 
 def test_a_structured_abstract_ends_with_its_conclusions_paragraph() -> None:

@@ -28,13 +28,14 @@ from rag.corpus.pdf_layout import (
     sections,
     wide_without_gutter,
 )
-from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs
+from rag.corpus.pdf_meta import Run, choose_title, good_title, identifiers, title_from_runs, without_chapter_number
 from rag.corpus.pdf_words import glued_words, mend_run_together
 from rag.corpus.source_file import Source
 from rag.corpus.text_io import Fields, Record, corpus_error, slugify
 
 INSTALL_HINT = "reading PDFs needs the optional pypdf package: pip install -e '.[pdf]' (or: pip install pypdf)"
-HEAD_PAGES = 2  # pages searched for the title and abstract when the full text is not wanted
+HEAD_PAGES = 2  # pages searched for the title and a first paragraph standing for the abstract
+HEADED_PAGES = 3  # pages searched first for an "Abstract" heading (a cover page, a thesis's title and copyright pages)
 PYPDF_PAGES = 1  # pages read with pypdf (the title by type size, the arXiv stamp, a sidebar); PDFium reads the rest
 NO_ABSTRACT = (
     "no abstract found on the first pages (no 'Abstract' heading and no long first paragraph); "
@@ -94,7 +95,7 @@ def _read_page(page: Any, fast: Any | None, index: int) -> str:
 
 
 def _fields(source: Source, reader: Any) -> Fields | str:
-    wanted = reader.pages if source.options.full_text else reader.pages[:HEAD_PAGES]
+    wanted = reader.pages if source.options.full_text else reader.pages[:HEADED_PAGES]
     with pdf_pdfium.opened(source.binary()) if len(wanted) > PYPDF_PAGES else nullcontext() as fast:
         read = [reading_order(_read_page(page, fast, i), sidebars=i == 0) for i, page in enumerate(wanted)]
     pages = mend_run_together(drop_running_lines(read))
@@ -104,10 +105,14 @@ def _fields(source: Source, reader: Any) -> Fields | str:
     by_size, plain_first = _title_by_size(reader.pages[0])
     title = choose_title(meta.get("/Title"), by_size, plain_first)
     found, number, abstract, end = None, 0, "", 0
-    for page_index, lines in enumerate(pages[:HEAD_PAGES]):
-        skip = max((i + 1 for i, line in enumerate(lines[:20]) if title and len(line) > 3 and line in title), default=0)
-        if (found := find_abstract(lines, skip)) is not None:
-            (abstract, end), number = found, page_index
+    for headed, head in ((True, pages[:HEADED_PAGES]), (False, pages[:HEAD_PAGES])):  # a heading wins over a paragraph
+        for page_index, lines in enumerate(head):
+            skip = max((i + 1 for i, line in enumerate(lines[:20]) if title and len(line) > 3 and line in title),
+                       default=0)  # fmt: skip
+            if (found := find_abstract(lines, skip, headed)) is not None:
+                (abstract, end), number = found, page_index
+                break
+        if found is not None:
             break
     subject = meta.get("/Subject")
     if found is None and isinstance(subject, str) and len(subject.split()) >= 25:
@@ -123,7 +128,7 @@ def _fields(source: Source, reader: Any) -> Fields | str:
     author = meta.get("/Author")
     fields: Fields = {
         "id": valid_id(slugify(source.path.stem)) or "paper",
-        "title": title or next((line for line in pages[0] if good_title(line)), None),
+        "title": title or next((without_chapter_number(line) for line in pages[0] if good_title(line)), None),
         "abstract": abstract,
         "authors": author if isinstance(author, str) else None,
         "year": ids.get("year"),

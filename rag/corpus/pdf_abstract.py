@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from rag.corpus.pdf_layout import heading_title, paragraph_text
 
-_ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–-]\s*|\s+|$)(.*)$", re.IGNORECASE)
+_ABSTRACT_RE = re.compile(r"^\s*(?:abstract|a b s t r a c t|summary)\s*(?:[.:—–|-]\s*|\s+|$)(.*)$", re.IGNORECASE)
 _STOP_RE = re.compile(
     r"^\s*[*†]?\s*(keywords|key words|author keywords|acm classification|index terms|ccs concepts|acm reference format"
     r"|categories and subject descriptors|authors? for correspondence|electronic supplementary material"
@@ -18,9 +18,17 @@ _STOP_RE = re.compile(
     r"|(?-i:Subjects?|Subject areas|\d?\s*Department of)|how to cite|full list of author information"
     r"|funding|competing interests|data availability|author summary|open access|https?://doi\.org|doi:"
     r"|this is an open access article|licensed under|corresponding author|specialty section"
-    r"|this article was submitted to)\b",
+    r"|this article was submitted to|(?:med|bio)rxiv preprint|it is made available under"
+    r"|(?:preprint\s+)?the copyright holder for this|\(which was not certified by peer review\))",
     re.IGNORECASE,
 )  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
+# the label of a structured abstract's part, on a line of its own ("Background", "Methods", "Results and conclusions")
+_PART_LABEL_RE = re.compile(
+    r"^\s*(?:background|introduction|context|objectives?|aims?|purpose|design|setting|participants|methods?"
+    r"|methodology|results?|findings|conclusions?|interpretation|significance|discussion)"
+    r"(?:\s+and\s+(?:methods?|findings|conclusions?|results?|discussion))?\s*:?\s*$",
+    re.IGNORECASE,
+)
 # the last labelled part of a structured abstract; the body may follow in the same column without a heading
 _LAST_PART_RE = re.compile(r"^\s*(?:conclusions?|interpretation|significance)\b\s*[.:]?\s", re.IGNORECASE)
 _FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was were that this from as our it".split())
@@ -63,7 +71,15 @@ def _text_without_front_matter(lines: Sequence[str]) -> str:
     return paragraph_text(lines)
 
 
+_INLINE_LABEL_RE = re.compile(
+    r"(?:(?<=^)|(?<=[.!?] ))(Background|Introduction|Context|Objectives?|Aims?|Purpose|Design|Setting|Participants"
+    r"|Methods?|Methodology|Results?|Findings|Conclusions?|Interpretation|Significance)(?: and [A-Za-z]+)? "
+    r"(?=[A-Z][a-z])"
+)  # a structured abstract's label set in the line, without a colon: "Background Reduced inhibitory control is ..."
+
+
 def _finish(text: str) -> str:
+    text = _INLINE_LABEL_RE.sub(lambda m: m.group(0).rstrip() + ": ", text)  # "Background Reduced" -> "Background: ..."
     return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
 
 
@@ -82,21 +98,34 @@ def _paragraph_ends(body: Sequence[str]) -> bool:
     return len(widths) >= 3 and last.endswith((".", "!", "?")) and len(last) < SHORT_LINE * widths[len(widths) // 2]
 
 
-def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None:
+def find_abstract(lines: Sequence[str], skip: int = 0, headed: bool = False) -> tuple[str, int] | None:
     """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
-    words), or else the first paragraph of at least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
+    words), or else (unless `headed`) the first paragraph of at least MIN_ABSTRACT_WORDS words after the first
+    `skip` lines."""
     for i, line in enumerate(lines):
         m = _ABSTRACT_RE.match(line)
         if not m:
             continue
         body = [m.group(1)] if m.group(1) else []
         last_part = False  # in a structured abstract's last labelled part ("Conclusions:"): it ends with its paragraph
+        structured = False  # its parts labelled on lines of their own: the labels go on to the next part
         j = i + 1
         while j < len(lines):
             line = lines[j]
             words = len(paragraph_text(body).split())
-            if _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40
-                                                                        and not _sentence_goes_on(body, lines[j:])):
+            label = bool(_PART_LABEL_RE.match(line))
+            structured = structured or label and not words
+            following = next((x for x in lines[j + 1 :] if x), "")
+            after_label = bool(body) and bool(_PART_LABEL_RE.match(next((x for x in reversed(body) if x), "")))
+            part_follows = structured and (label or not line and (after_label or bool(_PART_LABEL_RE.match(following))))
+            if part_follows and label:
+                body.append(line.strip().rstrip(":") + ":")  # "Methods" -> "Methods:", as a labelled part reads
+                j += 1
+                continue
+            if part_follows:
+                pass
+            elif _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40
+                                                                          and not _sentence_goes_on(body, lines[j:])):
                 break
             body.append(line)
             j += 1
@@ -106,6 +135,8 @@ def find_abstract(lines: Sequence[str], skip: int = 0) -> tuple[str, int] | None
         text = paragraph_text(body)
         if len(text.split()) >= MIN_HEADED_ABSTRACT_WORDS:
             return _finish(text), j
+    if headed:
+        return None
     paragraph: list[str] = []
     in_notice = False  # inside a licence, copyright or dates notice: it runs to the end of its sentence
     padded = [*lines, ""]

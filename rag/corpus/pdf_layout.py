@@ -38,6 +38,9 @@ MERGED_RATIO = 0.65  # plain mode's median line against layout mode's when the c
 EDGE_LINES = 3  # lines at the top and at the bottom of a page where running headers and footers sit
 RUNNING_SHARE = 0.4
 SIDEBAR_FROM = 0.2  # a first page's narrow sidebar (a fifth of the width and more) beside a one-column body
+MIN_NUMBERED = 8  # a page's lines opening with a number, from which they may be a manuscript's line numbers ...
+NUMBERED_SHARE = 0.6  # ... when they are this share of its lines, and this share of them rise one by one
+_LINE_NUMBER_RE = re.compile(r"^\s*(\d{1,4})(?:\s+\S|\s*$)")  # a numbered line, or a number alone (a blank line's)
 MAX_COLUMN_DEPTH = 1  # a column split once more (sidebar | column | column), no further
 
 
@@ -84,6 +87,8 @@ def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> lis
     licence) beside a two-column body is a third column, read apart rather than line by line with the abstract
     beside it. Other pages are not split further: a table's columns would be taken for a sidebar."""
     lines = [line.rstrip() for line in page_text.replace("\r", "").split("\n")]
+    if depth == 0:
+        lines = without_line_numbers(lines)
     gutter = _gutter(lines, SIDEBAR_FROM if sidebars and depth == 0 else 0.3)
     if gutter is None:
         return lines_text(lines)
@@ -123,6 +128,21 @@ def reading_order(page_text: str, sidebars: bool = False, depth: int = 0) -> lis
                 column.append(part)
     flush_wide()
     flush()
+    return out
+
+
+def without_line_numbers(lines: Sequence[str]) -> list[str]:
+    """The lines without a manuscript's line numbers ("36      Abstract"): when most of a page's lines open with a
+    number, and those numbers mostly rise one by one."""
+    found = [(i, m) for i, line in enumerate(lines) if (m := _LINE_NUMBER_RE.match(line))]
+    filled = sum(1 for line in lines if line.strip())
+    numbers = [int(m.group(1)) for _, m in found]
+    rising = sum(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+    if len(found) < MIN_NUMBERED or len(found) < NUMBERED_SHARE * filled or rising < NUMBERED_SHARE * len(found):
+        return list(lines)
+    out = list(lines)
+    for i, m in found:
+        out[i] = " " * m.end(1) + lines[i][m.end(1) :]  # blanked, so the columns keep their places
     return out
 
 

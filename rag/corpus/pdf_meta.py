@@ -34,6 +34,9 @@ _YEAR_CUES = (  # where a journal's first page prints its year: copyright, dates
     re.compile(r"\b(?:Conference|Symposium|Workshop|Proceedings)\b[^\n]{0,120}?\b((?:19|20)\d{2})\b"),
     re.compile(r"\b[A-Z][A-Za-z]+\s?['’]\d{2}\b[^\n]{0,60}?\b((?:19|20)\d{2})\b"),  # "UIST '13, October 8-11, 2013"
     re.compile(r"·\s*" + _MONTH + r"\s+" + _Y),  # a cover page's "Article in Nature · May 2015"
+    re.compile(r"\b(?:this version )?posted\s+(?:on\s+)?" + _MONTH + r"\s+\d{1,2},?\s+" + _Y, re.IGNORECASE),
+    # a preprint server's header: "medRxiv preprint doi: ...; this version posted December 12, 2024."
+    re.compile(r"^[ \t]*" + _MONTH + r"[ \t]+" + _Y + r"[ \t]*$", re.MULTILINE),  # a title page's date: "March 2018"
 )
 _BAD_TITLES = re.compile(r"^(untitled|microsoft word|title|document\d*|\S+\.(docx?|tex|dvi|pdf))\b", re.IGNORECASE)
 _RUNNING_HEADER = re.compile(
@@ -46,6 +49,7 @@ _ARTICLE_TYPE = re.compile(
     r"(?:article|paper|report|communication|letter|review)(?:\s+open access)?",
     re.IGNORECASE,
 )  # a journal's label of the kind of article, set in the title's type on a line of its own
+_CHAPTER_NUMBER = re.compile(r"^(?:chapter\s+)?\d{1,2}\.?\s+(?=[A-Z][a-z])", re.IGNORECASE)
 MIN_TITLE_RATIO = 1.15  # the title's type is at least this much larger than the body's
 SMALL_CAPS = 0.78  # a title line set in small capitals only: its largest run against the title's capitals
 MASTHEAD_WORDS = 3  # a line of at most this many words in the largest type may be a journal's name ...
@@ -143,14 +147,19 @@ def _join_lines(lines: Sequence[str]) -> str:
 
 
 def choose_title(meta: object, by_size: str | None, page_text: str) -> str | None:
-    """The metadata title when page 1 shows (nearly) every word of it, else the title set in the largest type."""
+    """The metadata title when page 1 shows (nearly) every word of it, else the title set in the largest type (a
+    chapter's number before it left out: "7 Active Inference in Discrete Time")."""
     candidate = good_title(meta)
     if candidate:
         words = _words(candidate)
         shown = set(_words(page_text[:4000]))
         if words and sum(w in shown for w in words) >= 0.8 * len(words):
-            return candidate
-    return by_size
+            return without_chapter_number(candidate)
+    return without_chapter_number(by_size) if by_size else by_size
+
+
+def without_chapter_number(title: str) -> str:
+    return _CHAPTER_NUMBER.sub("", title)
 
 
 def identifiers(first_page: str) -> dict[str, str]:
@@ -161,7 +170,10 @@ def identifiers(first_page: str) -> dict[str, str]:
     if "year" not in found and (years := [int(y) for m in _YEAR_CUES for y in m.findall(first_page)]):
         found["year"] = str(max(years))  # the latest: a first page also shows when the work was received
     if m := _DOI_RE.search(first_page):
-        found["doi"] = m.group(1) + _doi_rest(first_page[m.end() :])
+        doi = m.group(1) + _doi_rest(first_page[m.end() :])
+        # layout text may glue the page number on: "...03.0111" where the plain text reads "...03.011 1"
+        shorter = [d for d in _DOI_RE.findall(first_page) if doi.startswith(d) and doi[len(d) :].isdigit()]
+        found["doi"] = min(shorter, key=len) if shorter and len(doi) - len(min(shorter, key=len)) <= 2 else doi
     return found
 
 
