@@ -117,3 +117,22 @@ def test_a_page_number_the_layout_glued_onto_a_doi_is_left_off() -> None:
 def test_a_chapters_number_is_not_part_of_its_title() -> None:
     assert choose_title(None, "7 Active Inference in Discrete Time", "") == "Active Inference in Discrete Time"
     assert choose_title(None, "3D Shape Priors for Grasping", "") == "3D Shape Priors for Grasping"
+
+
+def test_a_sidebar_of_affiliations_between_two_lines_of_the_abstracts_sentence_is_read_past() -> None:
+    lines = ["Abstract | A study with low statistical power has a reduced chance of detecting a true effect, but it",
+             "is less well appreciated that low power also reduces the likelihood that a significant result reflects",
+             "a true effect. Here we show that the average statistical power of studies in the neurosciences is low.",
+             "Improving reproducibility in neuroscience requires attention to well-established but often ignored",
+             "1School of Experimental", "Psychology, University of", "Bristol, Bristol, BS8 1TU, UK.", "",
+             "Correspondence to M.R.M.", "doi:10.1038/nrn3475", "", "methodological principles.", "",
+             "It has been claimed that many conclusions drawn from biomedical research are false."]  # fmt: skip
+    abstract, _ = find_abstract(lines) or ("", 0)
+    assert abstract.startswith("A study with low statistical power")
+    assert abstract.endswith("but often ignored methodological principles.") and "Bristol" not in abstract
+    own = ["Abstract", "We recruited two hundred patients with heart failure from the",
+           "University Hospital of Zurich and measured their walking distance over six minutes before and after",
+           "twelve weeks of training at home, and found that the distance grew by a fifth on average.", "",
+           "1 Introduction"]  # fmt: skip
+    abstract, _ = find_abstract(own) or ("", 0)  # an abstract's own line naming a university is not a sidebar
+    assert "from the University Hospital of Zurich and measured" in abstract

@@ -35,6 +35,7 @@ _FUNCTION_WORDS = frozenset("the a an of and to in for on with by we is are was 
 MIN_PROSE_SHARE = 0.12  # share of function words in a paragraph of prose; author lists and affiliations have fewer
 SHORT_LINE = 0.85  # a paragraph's last line against the median line of the text before it
 MIN_ABSTRACT_WORDS = 25  # a paragraph taken as the abstract without a heading saying so
+SIDEBAR_LINES = 60  # lines of a sidebar an abstract's sentence may be read past
 MIN_HEADED_ABSTRACT_WORDS = 8  # under an explicit "Abstract" heading: short abstracts exist (issue 23)
 
 
@@ -45,7 +46,8 @@ def _prose(text: str) -> bool:
 
 
 _AFFILIATION = re.compile(
-    r"\b(?:Universit(?:y|é|ät|at|à)|Institut(?:e|o)?|Department|Dept\.|School of|Centre|Center|Laborator(?:y|ies)"
+    r"(?<![A-Za-z])(?:Universit(?:y|é|ät|at|à)|Institut(?:e|o)?|Department|Dept\.|School of|Centre|Center"
+    r"|Laborator(?:y|ies)"
     r"|College|Hospital|Faculty|Academy)\b|@|\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b"
 )  # an affiliation, an e-mail address or an ORCID iD
 _NAME = re.compile(r"^[A-Z][\w'’.-]*[\d*†‡§]*,?$")  # "Stowell1," "Lisa" "M." in an author list
@@ -98,6 +100,19 @@ def _paragraph_ends(body: Sequence[str]) -> bool:
     return len(widths) >= 3 and last.endswith((".", "!", "?")) and len(last) < SHORT_LINE * widths[len(widths) // 2]
 
 
+def _after_sidebar(body: Sequence[str], lines: Sequence[str], j: int) -> int | None:
+    """Where the abstract's sentence goes on past a run of sidebar lines (affiliations, correspondence, dates) that
+    starts at line j: its last line ends mid-sentence and, within SIDEBAR_LINES, a line after a blank one starts in
+    lower case. None: the abstract ends here."""
+    last = next((line for line in reversed(body) if line), "")
+    if not last or last.rstrip().endswith((".", "!", "?", ":")):
+        return None
+    for k in range(j + 1, min(len(lines), j + SIDEBAR_LINES)):
+        if not lines[k - 1] and lines[k][:1].islower():
+            return k
+    return None
+
+
 def find_abstract(lines: Sequence[str], skip: int = 0, headed: bool = False) -> tuple[str, int] | None:
     """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
     words), or else (unless `headed`) the first paragraph of at least MIN_ABSTRACT_WORDS words after the first
@@ -124,6 +139,9 @@ def find_abstract(lines: Sequence[str], skip: int = 0, headed: bool = False) -> 
                 continue
             if part_follows:
                 pass
+            elif words and _front_matter(line) and (resume := _after_sidebar(body, lines, j)) is not None:
+                j = resume  # a sidebar's affiliations set between two lines of one sentence: read past them
+                continue
             elif _STOP_RE.match(line) or (heading_title(line) and words) or (not line and words >= 40
                                                                           and not _sentence_goes_on(body, lines[j:])):
                 break
