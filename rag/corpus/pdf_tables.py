@@ -37,18 +37,18 @@ def _cells(line: str) -> list[Cell]:
     return [(m.start(), m.end(), m.group()) for m in _CELL.finditer(line)]
 
 
-def _is_row(cells: Sequence[Cell]) -> bool:
-    if len(cells) < 3:
-        return False
-    texts = [c[2] for c in cells]
-    numeric = sum(bool(_NUMERIC_CELL.fullmatch(t)) for t in texts)
-    header = len(texts) <= 8 and all(len(t.split()) <= 2 and t[0].isupper() or t[0].isdigit() for t in texts)
-    return (numeric >= 2 and numeric >= 0.4 * len(texts)) or header
-
-
 def _numeric_row(cells: Sequence[Cell]) -> bool:
+    """Two fifths of the cells (and at least two) are values."""
     numeric = sum(bool(_NUMERIC_CELL.fullmatch(c[2])) for c in cells)
     return numeric >= 2 and numeric >= 0.4 * len(cells)
+
+
+def _is_row(cells: Sequence[Cell]) -> bool:
+    """A table's row: 3 or more cells, values or (a header) each one or two capitalised words."""
+    if len(cells) < 3:
+        return False
+    header = len(cells) <= 8 and all(len(t.split()) <= 2 and t[0].isupper() or t[0].isdigit() for _, _, t in cells)
+    return _numeric_row(cells) or header
 
 
 def _row(texts: Sequence[str]) -> str:
