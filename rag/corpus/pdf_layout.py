@@ -31,6 +31,10 @@ _KNOWN = {
 _FORMULA_RE = re.compile(r"[=+<>{}|\\^_∈∑←→]|//")
 # a table of contents' line: "3.1 Flocking Model ...... 13"
 _CONTENTS_RE = re.compile(r"(?:\.\s?){5,}\s*[\dIVXivx]+\s*$")
+# an appendix's first section at the top of a page after the references, without an "Appendix" heading: "A. QMIX",
+# "A Proofs" (not a reference's first line: "A. Smith. Title" has a full stop, "A. Smith, B. Jones" a comma)
+_FIRST_APPENDIX_RE = re.compile(r"^A\.?\s+[A-Z][^,.]{0,80}$")
+APPENDIX_TOP_LINES = 3  # the lines at the top of a page where that heading is looked for
 _APPENDIX_RE = re.compile(r"^(appendix|appendices|supplementary material)\b.{0,60}$", re.IGNORECASE)
 _REFERENCES = {"references", "bibliography", "works cited", "literature cited", "references and notes"}
 MERGED_WIDTH = 105  # median characters per layout line from which a page may be two columns run together
@@ -206,14 +210,17 @@ def paragraph_text(lines: Sequence[str]) -> str:
 
 def sections(pages: Sequence[Sequence[str]], start_page: int, start_line: int) -> list[Section]:
     """The body from line `start_line` of page index `start_page` on, as one Section per heading and page; the
-    references section is dropped (up to an appendix heading), as are lines that are only a page number and the
-    lines of a table of contents (a thesis's, a report's)."""
+    references section is dropped (up to an appendix heading, or an appendix's first section "A. ..." at the top of
+    a page), as are lines that are only a page number and the lines of a table of contents (a thesis's, a
+    report's)."""
     out: list[Section] = []
     heading: str | None = None
     in_references = False
     for index in range(start_page, len(pages)):
         current: list[str] = []
-        for line in pages[index][start_line if index == start_page else 0 :]:
+        lines = pages[index][start_line if index == start_page else 0 :]
+        top = [i for i, line in enumerate(lines) if line][:APPENDIX_TOP_LINES]
+        for i, line in enumerate(lines):
             title = None if _CONTENTS_RE.search(line) else heading_title(line)
             if title is None:
                 if not in_references and not line.strip().isdigit() and not _CONTENTS_RE.search(line):
@@ -223,7 +230,8 @@ def sections(pages: Sequence[Sequence[str]], start_page: int, start_line: int) -
             lower = title.lower()
             if lower in _REFERENCES:
                 in_references = True
-            elif not in_references or lower.startswith(("appendix", "appendices", "supplementary")):
+            elif (not in_references or lower.startswith(("appendix", "appendices", "supplementary"))
+                  or i in top and _FIRST_APPENDIX_RE.match(line.strip())):  # fmt: skip
                 in_references = False
                 heading = line.strip()
         _close(out, index + 1, heading, current)
