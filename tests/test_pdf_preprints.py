@@ -136,3 +136,10 @@ def test_a_sidebar_of_affiliations_between_two_lines_of_the_abstracts_sentence_i
            "1 Introduction"]  # fmt: skip
     abstract, _ = find_abstract(own) or ("", 0)  # an abstract's own line naming a university is not a sidebar
     assert "from the University Hospital of Zurich and measured" in abstract
+
+
+def test_after_page_1_only_a_heading_on_a_line_of_its_own_wins_over_page_1s_paragraph() -> None:
+    line = ["Summary statistics are given in Table 2 for every site we sampled in both seasons of the study."]
+    assert find_abstract(line, headed=True) is not None  # on page 1 a run-in "Summary ..." heading is read
+    assert find_abstract(line, headed=True, own_line=True) is None  # on pages 2-3 it is a sentence, not a heading
+    assert find_abstract(["Abstract", *line], headed=True, own_line=True) is not None

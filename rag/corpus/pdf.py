@@ -109,7 +109,8 @@ def _fields(source: Source, reader: Any) -> Fields | str:
         for page_index, lines in enumerate(head):
             skip = max((i + 1 for i, line in enumerate(lines[:20]) if title and len(line) > 3 and line in title),
                        default=0)  # fmt: skip
-            if (found := find_abstract(lines, skip, headed)) is not None:
+            # after page 1 a heading must stand alone: a line opening "Summary statistics ..." is no abstract
+            if (found := find_abstract(lines, skip, headed, own_line=headed and page_index > 0)) is not None:
                 (abstract, end), number = found, page_index
                 break
         if found is not None:

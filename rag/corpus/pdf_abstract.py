@@ -113,13 +113,15 @@ def _after_sidebar(body: Sequence[str], lines: Sequence[str], j: int) -> int | N
     return None
 
 
-def find_abstract(lines: Sequence[str], skip: int = 0, headed: bool = False) -> tuple[str, int] | None:
+def find_abstract(
+    lines: Sequence[str], skip: int = 0, headed: bool = False, own_line: bool = False
+) -> tuple[str, int] | None:
     """(abstract, index after it): the text under an "Abstract" heading (at least MIN_HEADED_ABSTRACT_WORDS
-    words), or else (unless `headed`) the first paragraph of at least MIN_ABSTRACT_WORDS words after the first
-    `skip` lines."""
+    words; with `own_line`, only a heading on a line of its own, not "Summary statistics are ..."), or else (unless
+    `headed`) the first paragraph of at least MIN_ABSTRACT_WORDS words after the first `skip` lines."""
     for i, line in enumerate(lines):
         m = _ABSTRACT_RE.match(line)
-        if not m:
+        if not m or own_line and m.group(1):
             continue
         body = [m.group(1)] if m.group(1) else []
         last_part = False  # in a structured abstract's last labelled part ("Conclusions:"): it ends with its paragraph
