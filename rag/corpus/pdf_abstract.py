@@ -22,11 +22,14 @@ _STOP_RE = re.compile(
     r"|(?:preprint\s+)?the copyright holder for this|\(which was not certified by peer review\))",
     re.IGNORECASE,
 )  # what ends an abstract: keywords, an ACM or journal first page's dates, licence, correspondence, DOI
-# the label of a structured abstract's part, on a line of its own ("Background", "Methods", "Results and conclusions")
+# the labels of a structured abstract's parts
+_LABELS = ("background", "introduction", "context", "objectives?", "aims?", "purpose", "design", "setting",
+           "participants", "methods?", "methodology", "results?", "findings", "conclusions?", "interpretation",
+           "significance")  # fmt: skip
+# a label on a line of its own ("Background", "Methods", "Results and conclusions")
 _PART_LABEL_RE = re.compile(
-    r"^\s*(?:background|introduction|context|objectives?|aims?|purpose|design|setting|participants|methods?"
-    r"|methodology|results?|findings|conclusions?|interpretation|significance|discussion)"
-    r"(?:\s+and\s+(?:methods?|findings|conclusions?|results?|discussion))?\s*:?\s*$",
+    rf"^\s*(?:{'|'.join(_LABELS)}|discussion)(?:\s+and\s+(?:methods?|findings|conclusions?|results?|discussion))?"
+    r"\s*:?\s*$",
     re.IGNORECASE,
 )
 # the last labelled part of a structured abstract; the body may follow in the same column without a heading
@@ -74,9 +77,7 @@ def _text_without_front_matter(lines: Sequence[str]) -> str:
 
 
 _INLINE_LABEL_RE = re.compile(
-    r"(?:(?<=^)|(?<=[.!?] ))(Background|Introduction|Context|Objectives?|Aims?|Purpose|Design|Setting|Participants"
-    r"|Methods?|Methodology|Results?|Findings|Conclusions?|Interpretation|Significance)(?: and [A-Za-z]+)? "
-    r"(?=[A-Z][a-z])"
+    rf"(?:(?<=^)|(?<=[.!?] ))({'|'.join(label.capitalize() for label in _LABELS)})(?: and [A-Za-z]+)? (?=[A-Z][a-z])"
 )  # a structured abstract's label set in the line, without a colon: "Background Reduced inhibitory control is ..."
 
 
@@ -85,11 +86,18 @@ def _finish(text: str) -> str:
     return re.sub(r"(?<=[a-z][.!?])\d{1,2}$", "", text)  # a footnote mark after the last full stop: "code.1"
 
 
+def _first_line(lines: Sequence[str]) -> str:
+    return next((line for line in lines if line), "")
+
+
+def _last_line(lines: Sequence[str]) -> str:
+    return next((line for line in reversed(lines) if line), "")
+
+
 def _sentence_goes_on(body: Sequence[str], rest: Sequence[str]) -> bool:
     """A blank line in mid-sentence (a sidebar beside the abstract left a gap): the text before it does not end
     a sentence and the next line starts in lower case."""
-    last = next((line for line in reversed(body) if line), "")
-    following = next((line for line in rest if line), "")
+    last, following = _last_line(body), _first_line(rest)
     return bool(last) and not last.rstrip().endswith((".", "!", "?", ":")) and following[:1].islower()
 
 
@@ -104,7 +112,7 @@ def _after_sidebar(body: Sequence[str], lines: Sequence[str], j: int) -> int | N
     """Where the abstract's sentence goes on past a run of sidebar lines (affiliations, correspondence, dates) that
     starts at line j: its last line ends mid-sentence and, within SIDEBAR_LINES, a line after a blank one starts in
     lower case. None: the abstract ends here."""
-    last = next((line for line in reversed(body) if line), "")
+    last = _last_line(body)
     if not last or last.rstrip().endswith((".", "!", "?", ":")):
         return None
     for k in range(j + 1, min(len(lines), j + SIDEBAR_LINES)):
@@ -132,15 +140,13 @@ def find_abstract(
             words = len(paragraph_text(body).split())
             label = bool(_PART_LABEL_RE.match(line))
             structured = structured or label and not words
-            following = next((x for x in lines[j + 1 :] if x), "")
-            after_label = bool(body) and bool(_PART_LABEL_RE.match(next((x for x in reversed(body) if x), "")))
-            part_follows = structured and (label or not line and (after_label or bool(_PART_LABEL_RE.match(following))))
-            if part_follows and label:
+            if structured and label:
                 body.append(line.strip().rstrip(":") + ":")  # "Methods" -> "Methods:", as a labelled part reads
                 j += 1
                 continue
-            if part_follows:
-                pass
+            if structured and not line and any(_PART_LABEL_RE.match(x) for x in (_last_line(body),
+                                                                                 _first_line(lines[j + 1 :]))):
+                pass  # the blank line before or after a part's label
             elif words and _front_matter(line) and (resume := _after_sidebar(body, lines, j)) is not None:
                 j = resume  # a sidebar's affiliations set between two lines of one sentence: read past them
                 continue
