@@ -172,8 +172,9 @@ def identifiers(first_page: str) -> dict[str, str]:
     if m := _DOI_RE.search(first_page):
         doi = m.group(1) + _doi_rest(first_page[m.end() :])
         # layout text may glue the page number on: "...03.0111" where the plain text reads "...03.011 1"
-        shorter = [d for d in _DOI_RE.findall(first_page) if doi.startswith(d) and doi[len(d) :].isdigit()]
-        found["doi"] = min(shorter, key=len) if shorter and len(doi) - len(min(shorter, key=len)) <= 2 else doi
+        shorter = min((d for d in _DOI_RE.findall(first_page) if doi.startswith(d) and doi[len(d) :].isdigit()),
+                      key=len, default=doi)  # fmt: skip
+        found["doi"] = shorter if len(doi) - len(shorter) <= 2 else doi
     return found
 
 
